@@ -1,0 +1,83 @@
+package dev.lockstep.workflow;
+
+import java.io.IOException;
+import javax.sql.DataSource;
+import dev.lockstep.xa.DatabaseEndpoints;
+import dev.lockstep.xa.XaConfiguration;
+import org.activiti.engine.HistoryService;
+import org.activiti.engine.ProcessEngine;
+import org.activiti.engine.RepositoryService;
+import org.activiti.engine.RuntimeService;
+import org.activiti.engine.TaskService;
+import org.activiti.engine.impl.history.HistoryLevel;
+import org.activiti.engine.impl.persistence.StrongUuidGenerator;
+import org.activiti.spring.ProcessEngineFactoryBean;
+import org.activiti.spring.SpringProcessEngineConfiguration;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
+import org.springframework.transaction.jta.JtaTransactionManager;
+
+/**
+ * The Activiti engine, built by hand on the workflow XA DataSource and the JTA manager so that every
+ * engine command joins the caller's global transaction (activiti-spring-boot-starter is Boot 2 era
+ * and would not wire this on Boot 4).
+ */
+@Configuration(proxyBeanMethods = false)
+public class WorkflowEngineConfiguration {
+
+    /**
+     * Creates or upgrades the ACT_* schema on a plain connection before the real engine starts: the
+     * engine runs schema work outside any transaction, which the strict XA pool rightly refuses.
+     */
+    @Bean
+    WorkflowSchema workflowSchema(DatabaseEndpoints endpoints) {
+        return WorkflowSchema.createOrUpgrade(XaConfiguration.plainDataSource(endpoints.workflow()));
+    }
+
+    @Bean
+    SpringProcessEngineConfiguration processEngineConfiguration(@Qualifier("workflowDataSource") DataSource workflowDataSource,
+            JtaTransactionManager transactionManager, WorkflowSchema schema) throws IOException {
+        SpringProcessEngineConfiguration configuration = new SpringProcessEngineConfiguration();
+        configuration.setDataSource(workflowDataSource);
+        configuration.setTransactionManager(transactionManager);
+        configuration.setDatabaseSchemaUpdate(WorkflowSchema.ALREADY_MIGRATED);
+        // DbIdGenerator takes id blocks in a REQUIRES_NEW transaction, which would suspend the global one.
+        configuration.setIdGenerator(new StrongUuidGenerator());
+        configuration.setHistoryLevel(HistoryLevel.AUDIT);
+        configuration.setAsyncExecutorActivate(false);
+        configuration.setDeploymentMode("single-resource");
+        configuration.setDeploymentName("lockstep");
+        configuration.setDeploymentResources(
+                new PathMatchingResourcePatternResolver().getResources("classpath*:processes/*.bpmn20.xml"));
+        return configuration;
+    }
+
+    @Bean
+    ProcessEngineFactoryBean processEngine(SpringProcessEngineConfiguration configuration) {
+        ProcessEngineFactoryBean factory = new ProcessEngineFactoryBean();
+        factory.setProcessEngineConfiguration(configuration);
+        return factory;
+    }
+
+    @Bean
+    RuntimeService runtimeService(ProcessEngine engine) {
+        return engine.getRuntimeService();
+    }
+
+    @Bean
+    TaskService taskService(ProcessEngine engine) {
+        return engine.getTaskService();
+    }
+
+    @Bean
+    HistoryService historyService(ProcessEngine engine) {
+        return engine.getHistoryService();
+    }
+
+    @Bean
+    RepositoryService repositoryService(ProcessEngine engine) {
+        return engine.getRepositoryService();
+    }
+}

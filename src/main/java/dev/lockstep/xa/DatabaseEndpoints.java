@@ -1,0 +1,8 @@
+package dev.lockstep.xa;
+
+/** The resolved connection settings of the two XA resources, whichever mode produced them. */
+public record DatabaseEndpoints(DatabaseSettings business, DatabaseSettings workflow) {
+
+    public static final String BUSINESS_RESOURCE = "business-db";
+    public static final String WORKFLOW_RESOURCE = "workflow-db";
+}

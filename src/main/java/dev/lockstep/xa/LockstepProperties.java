@@ -1,0 +1,57 @@
+package dev.lockstep.xa;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Everything Lockstep needs to know about its two databases and its transaction manager.
+ * Bound from {@code lockstep.*} properties or the matching environment variables
+ * ({@code LOCKSTEP_DB_BUSINESS_URL}, ...).
+ */
+@ConfigurationProperties("lockstep")
+public record LockstepProperties(
+        @DefaultValue("embedded") Mode mode,
+        @DefaultValue("./var") Path home,
+        @DefaultValue Tm tm,
+        @DefaultValue Db db,
+        @DefaultValue Embedded embedded) {
+
+    public enum Mode {
+        /** Two PostgreSQL servers started by the service itself under {@code lockstep.home}. */
+        EMBEDDED,
+        /** Two databases the operator runs; URLs and credentials come from configuration. */
+        EXTERNAL
+    }
+
+    /**
+     * The Atomikos transaction manager. {@code uniqueName} identifies this node in every XID it
+     * creates; recovery claims XIDs by that prefix, so it must be unique across nodes.
+     */
+    public record Tm(
+            @DefaultValue("lockstep-1.tm") String uniqueName,
+            Path logDir,
+            @DefaultValue("30s") Duration defaultTimeout,
+            @DefaultValue("5m") Duration maxTimeout,
+            @DefaultValue("10s") Duration recoveryDelay) {
+    }
+
+    public record Db(DatabaseSettings business, DatabaseSettings workflow) {
+        public Db {
+            business = business == null ? new DatabaseSettings(null, null, null, null, null, null) : business;
+            workflow = workflow == null ? new DatabaseSettings(null, null, null, null, null, null) : workflow;
+        }
+    }
+
+    /** Ports of the embedded servers; 0 picks a free port (tests). */
+    public record Embedded(
+            @DefaultValue("15432") int businessPort,
+            @DefaultValue("15433") int workflowPort,
+            @DefaultValue("64") int maxPreparedTransactions) {
+    }
+
+    public Path tmLogDir() {
+        return tm.logDir() != null ? tm.logDir() : home.resolve("atomikos");
+    }
+}

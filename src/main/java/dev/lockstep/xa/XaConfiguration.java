@@ -1,0 +1,105 @@
+package dev.lockstep.xa;
+
+import com.atomikos.icatch.config.UserTransactionServiceImp;
+import com.atomikos.icatch.jta.UserTransactionManager;
+import com.atomikos.jdbc.AtomikosDataSourceBean;
+import java.util.Properties;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.flyway.autoconfigure.FlywayDataSource;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.DependsOn;
+import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.jta.JtaTransactionManager;
+
+/**
+ * The two XA resources and the one JTA transaction manager that commits them together. Order
+ * matters: databases are resolved and checked first, then Atomikos starts (and runs recovery), then
+ * the pools are handed to JPA and the engine.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(LockstepProperties.class)
+public class XaConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(name = "lockstep.mode", havingValue = "embedded", matchIfMissing = true)
+    EmbeddedPostgresServers embeddedPostgresServers(LockstepProperties properties) {
+        return new EmbeddedPostgresServers(properties);
+    }
+
+    @Bean
+    XaDataSourceFactory xaDataSourceFactory() {
+        return new XaDataSourceFactory();
+    }
+
+    @Bean
+    DatabaseEndpoints databaseEndpoints(LockstepProperties properties, ObjectProvider<EmbeddedPostgresServers> embedded,
+            XaDataSourceFactory factory) {
+        TransactionManagerName.validate(properties.tm().uniqueName());
+        EmbeddedPostgresServers servers = embedded.getIfAvailable();
+        DatabaseEndpoints endpoints = servers != null
+                ? servers.endpoints()
+                : new DatabaseEndpoints(properties.db().business(), properties.db().workflow());
+        XaStartupChecks.verify(endpoints, factory);
+        return endpoints;
+    }
+
+    @Bean(initMethod = "init", destroyMethod = "shutdownForce")
+    @DependsOn("databaseEndpoints")
+    UserTransactionServiceImp atomikosTransactionService(LockstepProperties properties) {
+        LockstepProperties.Tm tm = properties.tm();
+        Properties atomikos = new Properties();
+        atomikos.setProperty("com.atomikos.icatch.tm_unique_name", tm.uniqueName());
+        atomikos.setProperty("com.atomikos.icatch.log_base_dir", properties.tmLogDir().toAbsolutePath().toString());
+        atomikos.setProperty("com.atomikos.icatch.log_base_name", "lockstep-tm");
+        atomikos.setProperty("com.atomikos.icatch.default_jta_timeout", Long.toString(tm.defaultTimeout().toMillis()));
+        atomikos.setProperty("com.atomikos.icatch.max_timeout", Long.toString(tm.maxTimeout().toMillis()));
+        atomikos.setProperty("com.atomikos.icatch.recovery_delay", Long.toString(tm.recoveryDelay().toMillis()));
+        atomikos.setProperty("com.atomikos.icatch.max_actives", "-1");
+        return new UserTransactionServiceImp(atomikos);
+    }
+
+    @Bean(initMethod = "init", destroyMethod = "close")
+    UserTransactionManager atomikosTransactionManager(UserTransactionServiceImp transactionService) {
+        UserTransactionManager manager = new UserTransactionManager();
+        manager.setStartupTransactionService(false);
+        manager.setForceShutdown(false);
+        return manager;
+    }
+
+    @Bean
+    JtaTransactionManager transactionManager(UserTransactionManager atomikos, LockstepProperties properties) {
+        JtaTransactionManager manager = new JtaTransactionManager(atomikos, atomikos);
+        manager.setDefaultTimeout((int) properties.tm().defaultTimeout().toSeconds());
+        return manager;
+    }
+
+    @Bean(initMethod = "init", destroyMethod = "close")
+    @Primary
+    AtomikosDataSourceBean businessDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory,
+            UserTransactionManager transactionManager) {
+        return factory.pool(DatabaseEndpoints.BUSINESS_RESOURCE, "lockstep.db.business", endpoints.business());
+    }
+
+    @Bean(initMethod = "init", destroyMethod = "close")
+    AtomikosDataSourceBean workflowDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory,
+            UserTransactionManager transactionManager) {
+        return factory.pool(DatabaseEndpoints.WORKFLOW_RESOURCE, "lockstep.db.workflow", endpoints.workflow());
+    }
+
+    /** Schema migrations are not business transactions: Flyway gets a plain connection of its own. */
+    @Bean
+    @FlywayDataSource
+    DataSource businessMigrationDataSource(DatabaseEndpoints endpoints) {
+        return plainDataSource(endpoints.business());
+    }
+
+    /** A plain, non-XA view of a database for read-only inspection outside any transaction. */
+    public static DataSource plainDataSource(DatabaseSettings settings) {
+        return new DriverManagerDataSource(settings.url(), settings.username(), settings.password());
+    }
+}

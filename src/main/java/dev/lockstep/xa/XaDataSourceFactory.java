@@ -1,0 +1,48 @@
+package dev.lockstep.xa;
+
+import com.atomikos.jdbc.AtomikosDataSourceBean;
+import javax.sql.XADataSource;
+import org.springframework.beans.BeanWrapperImpl;
+
+/** Builds vendor XA DataSources from settings and wraps them in Atomikos pools. */
+public class XaDataSourceFactory {
+
+    /** Creates the driver's XA DataSource; refuses a class that is not one. */
+    public XADataSource create(String prefix, DatabaseSettings settings) {
+        Object instance = instantiate(prefix, settings.xaDataSourceClass());
+        if (!(instance instanceof XADataSource xaDataSource)) {
+            throw new StartupCheckFailure(prefix + ".xa-data-source-class",
+                    settings.xaDataSourceClass() + " is not an XA DataSource (javax.sql.XADataSource), so this database"
+                            + " could not take part in two-phase commit.",
+                    "remove the setting to use " + settings.vendor().defaultXaDataSourceClass() + ", or name the driver's"
+                            + " XA class.");
+        }
+        BeanWrapperImpl properties = new BeanWrapperImpl(instance);
+        properties.setPropertyValue(properties.isWritableProperty("url") ? "url" : "URL", settings.url());
+        properties.setPropertyValue("user", settings.username());
+        properties.setPropertyValue("password", settings.password() == null ? "" : settings.password());
+        return xaDataSource;
+    }
+
+    public AtomikosDataSourceBean pool(String uniqueResourceName, String prefix, DatabaseSettings settings) {
+        AtomikosDataSourceBean pool = new AtomikosDataSourceBean();
+        pool.setUniqueResourceName(uniqueResourceName);
+        pool.setXaDataSource(create(prefix, settings));
+        pool.setMinPoolSize(1);
+        pool.setMaxPoolSize(settings.poolSize());
+        pool.setBorrowConnectionTimeout(10);
+        pool.setMaxIdleTime(60);
+        // Connections are only ever used inside JTA transactions; anything else is a bug to surface.
+        pool.setLocalTransactionMode(false);
+        return pool;
+    }
+
+    private static Object instantiate(String prefix, String className) {
+        try {
+            return Class.forName(className).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw new StartupCheckFailure(prefix + ".xa-data-source-class", "cannot load " + className + " (" + e + ").",
+                    "put the JDBC driver on the classpath or correct the class name.");
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package dev.lockstep.support;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import org.springframework.boot.test.context.TestComponent;
+import org.springframework.core.env.Environment;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** A real HTTP client against the running service, logged in as one of the demo users. */
+@TestComponent
+public class Api {
+
+    public static final String DEMO_PASSWORD = "lockstep";
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final Environment environment;
+
+    public Api(Environment environment) {
+        this.environment = environment;
+    }
+
+    public Response get(String user, String path) {
+        return send(user, "GET", path, null, null);
+    }
+
+    public Response post(String user, String path, String jsonBody) {
+        return send(user, "POST", path, jsonBody, null);
+    }
+
+    public Response post(String user, String path, String jsonBody, String idempotencyKey) {
+        return send(user, "POST", path, jsonBody, idempotencyKey);
+    }
+
+    public Response send(String user, String method, String path, String jsonBody, String idempotencyKey) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
+                .method(method, jsonBody == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(jsonBody, StandardCharsets.UTF_8))
+                .header("Accept", "application/json, application/problem+json");
+        if (jsonBody != null) {
+            request.header("Content-Type", "application/json");
+        }
+        if (user != null) {
+            String token = Base64.getEncoder().encodeToString((user + ":" + DEMO_PASSWORD).getBytes(StandardCharsets.UTF_8));
+            request.header("Authorization", "Basic " + token);
+        }
+        if (idempotencyKey != null) {
+            request.header("Idempotency-Key", idempotencyKey);
+        }
+        try {
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
+                    response.body());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public String baseUrl() {
+        return "http://localhost:" + environment.getProperty("local.server.port");
+    }
+
+    public record Response(int status, String contentType, String body) {
+
+        public JsonNode json() {
+            return JSON.readTree(body);
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + contentType + " " + body;
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package dev.lockstep.support;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
+
+/**
+ * The whole service on its embedded default (two real PostgreSQL servers on free ports, the real
+ * engine, the real Atomikos manager) behind real HTTP. Every test class using exactly this
+ * annotation shares one context, so the servers start once per test JVM.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "lockstep.home=target/it-var/${random.uuid}",
+        "lockstep.embedded.business-port=0",
+        "lockstep.embedded.workflow-port=0",
+        "lockstep.tm.unique-name=lockstep-it.tm"
+})
+@Import({TestDatabases.class, Api.class})
+public @interface LockstepIntegrationTest {
+}
