@@ -17,12 +17,12 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
-import org.springframework.transaction.jta.JtaTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The Activiti engine, built by hand on the workflow XA DataSource and the JTA manager so that every
  * engine command joins the caller's global transaction (activiti-spring-boot-starter is Boot 2 era
- * and would not wire this on Boot 4).
+ * and would not wire this on Boot 4). In the single-database mode both beans are the JPA ones.
  */
 @Configuration(proxyBeanMethods = false)
 public class WorkflowEngineConfiguration {
@@ -38,7 +38,8 @@ public class WorkflowEngineConfiguration {
 
     @Bean
     SpringProcessEngineConfiguration processEngineConfiguration(@Qualifier("workflowDataSource") DataSource workflowDataSource,
-            JtaTransactionManager transactionManager, WorkflowSchema schema) throws IOException {
+            @Qualifier("transactionManager") PlatformTransactionManager transactionManager, WorkflowSchema schema)
+            throws IOException {
         SpringProcessEngineConfiguration configuration = new SpringProcessEngineConfiguration();
         configuration.setDataSource(workflowDataSource);
         configuration.setTransactionManager(transactionManager);

@@ -55,17 +55,20 @@ public class EmbeddedPostgresServers implements Closeable {
                 properties.tmLogDir().toAbsolutePath().normalize());
     }
 
-    private static EmbeddedPostgres start(Path dataDirectory, int port, int maxPreparedTransactions) throws IOException {
+    /** Starts (or restarts on its kept data) one server; the single-database mode runs exactly one. */
+    public static EmbeddedPostgres start(Path dataDirectory, int port, int maxPreparedTransactions) throws IOException {
         return EmbeddedPostgres.builder()
                 .setDataDirectory(dataDirectory)
                 .setCleanDataDirectory(false)
                 .setPort(port)
                 .setServerConfig("max_prepared_transactions", Integer.toString(maxPreparedTransactions))
                 .setServerConfig("max_connections", "200")
+                // the embedded library turns this off by default; a reported commit must survive a crash
+                .setServerConfig("synchronous_commit", "on")
                 .start();
     }
 
-    private static DatabaseSettings settings(EmbeddedPostgres server, String database, DatabaseSettings configured) {
+    public static DatabaseSettings settings(EmbeddedPostgres server, String database, DatabaseSettings configured) {
         createDatabaseIfMissing(server, database);
         return configured.withConnection(server.getJdbcUrl("postgres", database), "postgres", "");
     }

@@ -22,7 +22,12 @@ public record LockstepProperties(
         /** Two PostgreSQL servers started by the service itself under {@code lockstep.home}. */
         EMBEDDED,
         /** Two databases the operator runs; URLs and credentials come from configuration. */
-        EXTERNAL
+        EXTERNAL,
+        /**
+         * No XA: business and ACT_* tables in one database under a local transaction
+         * ({@code dev.lockstep.singledb}); {@code lockstep.db.single.url}, or one embedded server when unset.
+         */
+        SINGLE
     }
 
     /**
@@ -37,10 +42,11 @@ public record LockstepProperties(
             @DefaultValue("10s") Duration recoveryDelay) {
     }
 
-    public record Db(DatabaseSettings business, DatabaseSettings workflow) {
+    public record Db(DatabaseSettings business, DatabaseSettings workflow, DatabaseSettings single) {
         public Db {
             business = business == null ? new DatabaseSettings(null, null, null, null, null, null) : business;
             workflow = workflow == null ? new DatabaseSettings(null, null, null, null, null, null) : workflow;
+            single = single == null ? new DatabaseSettings(null, null, null, null, null, null) : single;
         }
     }
 
@@ -48,7 +54,13 @@ public record LockstepProperties(
     public record Embedded(
             @DefaultValue("15432") int businessPort,
             @DefaultValue("15433") int workflowPort,
-            @DefaultValue("64") int maxPreparedTransactions) {
+            @DefaultValue("64") int maxPreparedTransactions,
+            @DefaultValue("15434") int singlePort) {
+    }
+
+    /** True when the service runs the database servers itself (demo data and users belong only there). */
+    public boolean runsEmbeddedDatabases() {
+        return mode == Mode.EMBEDDED || (mode == Mode.SINGLE && !db.single().isConfigured());
     }
 
     public Path tmLogDir() {

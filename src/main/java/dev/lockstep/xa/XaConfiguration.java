@@ -22,6 +22,7 @@ import org.springframework.transaction.jta.JtaTransactionManager;
  * the pools are handed to JPA and the engine.
  */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnXaMode
 @EnableConfigurationProperties(LockstepProperties.class)
 public class XaConfiguration {
 
