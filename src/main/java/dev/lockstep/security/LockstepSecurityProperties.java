@@ -6,8 +6,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * Who may log in when {@code lockstep.mode=external}: configured users (HTTP Basic), a JWT resource
- * server (bearer tokens), or both. Ignored nowhere: in embedded mode setting any of it stops the
- * startup, because only the demo users exist there.
+ * server (bearer tokens), or both. In embedded mode only the demo users exist, and setting any of
+ * this stops the startup rather than being silently ignored.
  */
 @ConfigurationProperties("lockstep.security")
 public record LockstepSecurityProperties(@DefaultValue List<User> users, @DefaultValue Jwt jwt) {

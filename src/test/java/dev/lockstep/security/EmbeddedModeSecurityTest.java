@@ -65,6 +65,8 @@ class EmbeddedModeSecurityTest {
     void healthIsOpenToAnonymousCallers() {
         assertThat(send("GET", "/actuator/health", null).statusCode()).isEqualTo(200);
         assertThat(send("GET", "/actuator/health/liveness", null).statusCode()).isNotIn(401, 403);
+        assertThat(send("GET", "/actuator/info", null).statusCode()).isEqualTo(200);
+        assertThat(send("GET", "/actuator", null).statusCode()).isEqualTo(401);
     }
 
     @ParameterizedTest(name = "{0} is a demo user with roles [{1}] and groups [{2}]")
