@@ -80,10 +80,10 @@ class ExternalModeSecurityTest {
                     .containsExactly("Basic realm=\"lockstep\"", "Bearer realm=\"lockstep\"");
 
             String admin = issuer.sign(TestTokenIssuer.Claims.of("olga", List.of("ADMIN"), List.of()));
-            String approver = issuer.sign(TestTokenIssuer.Claims.of("pete", List.of("APPLICANT"), List.of("legal")));
+            String applicant = issuer.sign(TestTokenIssuer.Claims.of("pete", List.of("APPLICANT"), List.of("legal")));
             ok(service.get("/actuator/prometheus", bearer(admin)));
-            assertProblem(service.get("/actuator/prometheus", bearer(approver)), 403, "FORBIDDEN");
-            JsonNode pete = JSON.readTree(ok(service.get("/api/me", bearer(approver))).body());
+            assertProblem(service.get("/actuator/prometheus", bearer(applicant)), 403, "FORBIDDEN");
+            JsonNode pete = JSON.readTree(ok(service.get("/api/me", bearer(applicant))).body());
             assertThat(pete.get("id").asString()).isEqualTo("pete");
             assertThat(strings(pete.get("roles"))).containsExactly("APPLICANT");
             assertThat(strings(pete.get("groups"))).containsExactly("legal");
