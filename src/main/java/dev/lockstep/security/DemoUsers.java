@@ -1,12 +1,13 @@
 package dev.lockstep.security;
 
+import dev.lockstep.xa.RunsEmbeddedDatabasesCondition;
 import dev.lockstep.xa.StartupCheckFailure;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetails;
@@ -15,10 +16,11 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 
 /**
  * The demo users of the embedded default, all with the password {@code lockstep}. This class is the
- * only place they are defined, and it exists only when {@code lockstep.mode} is embedded (or unset).
+ * only place they are defined, and it exists only when the service runs its own database servers:
+ * {@code lockstep.mode} embedded (or unset), or single without {@code lockstep.db.single.url}.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "lockstep.mode", havingValue = "embedded", matchIfMissing = true)
+@Conditional(RunsEmbeddedDatabasesCondition.class)
 class DemoUsers {
 
     private static final Logger log = LoggerFactory.getLogger(DemoUsers.class);

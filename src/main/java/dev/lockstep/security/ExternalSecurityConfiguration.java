@@ -1,11 +1,11 @@
 package dev.lockstep.security;
 
+import dev.lockstep.xa.RunsEmbeddedDatabasesCondition;
 import java.util.List;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -19,12 +19,12 @@ import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 
 /**
- * How callers authenticate in {@code lockstep.mode=external}: configured users over HTTP Basic, bearer
- * tokens from an identity provider, or both. With neither, {@link SecurityConfiguration} refuses to
- * start; the demo users never exist here.
+ * How callers authenticate on databases the operator runs ({@code lockstep.mode=external}, or single
+ * with a URL): configured users over HTTP Basic, bearer tokens from an identity provider, or both.
+ * With neither, {@link SecurityConfiguration} refuses to start; the demo users never exist here.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "lockstep.mode", havingValue = "external")
+@Conditional(RunsEmbeddedDatabasesCondition.OperatorDatabases.class)
 class ExternalSecurityConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(ExternalSecurityConfiguration.class);

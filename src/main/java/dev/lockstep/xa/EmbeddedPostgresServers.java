@@ -63,7 +63,9 @@ public class EmbeddedPostgresServers implements Closeable {
                 .setPort(port)
                 .setServerConfig("max_prepared_transactions", Integer.toString(maxPreparedTransactions))
                 .setServerConfig("max_connections", "200")
-                // the embedded library turns this off by default; a reported commit must survive a crash
+                // the embedded library starts PostgreSQL with -F (fsync off) and synchronous_commit off;
+                // a reported commit or a prepared branch must survive a crash, so both go back on
+                .setServerConfig("fsync", "on")
                 .setServerConfig("synchronous_commit", "on")
                 .start();
     }

@@ -1,0 +1,153 @@
+package dev.lockstep.bench;
+
+import dev.lockstep.bench.ApprovalCycleClient.Operation;
+import dev.lockstep.bench.ServiceUnderTest.Deployment;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.HdrHistogram.Histogram;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The price of atomicity, measured in one run: the built service started twice side by side, in the
+ * XA deployment and in the single-database deployment, driven by the same clients at each
+ * concurrency level. The two are measured alternately at every level so that drifting load from
+ * elsewhere on the machine hits both alike; the XA/single ratios are the figures that count.
+ */
+final class Benchmark {
+
+    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+
+    private Benchmark() {
+    }
+
+    record OperationLatency(long count, long errors, double p50Millis, double p95Millis, double p99Millis, double maxMillis) {
+
+        static OperationLatency of(Histogram micros, long errors) {
+            return new OperationLatency(micros.getTotalCount(), errors, micros.getValueAtPercentile(50) / 1000.0,
+                    micros.getValueAtPercentile(95) / 1000.0, micros.getValueAtPercentile(99) / 1000.0,
+                    micros.getMaxValue() / 1000.0);
+        }
+    }
+
+    /** Durable-write work of one cycle on one database, from its own statistics. */
+    record WalPerCycle(double fsyncs, double fsyncMillis, double commits) {
+    }
+
+    record DeploymentResult(double seconds, long cycles, double cyclesPerSecond, double writeTransactionsPerSecond,
+            Map<Operation, OperationLatency> operations, Map<String, WalPerCycle> walPerCycle) {
+    }
+
+    record LevelResult(int clients, DeploymentResult xa, DeploymentResult single, double throughputRatio,
+            double cycleP50LatencyRatio) {
+    }
+
+    record Machine(int cores, String cpu, String os, String java, double loadAverageAtStart, double loadAverageAtEnd) {
+    }
+
+    record Report(Instant started, Instant finished, Machine machine, List<Integer> clientLevels, long warmupSeconds,
+            long measureSeconds, FsyncProbe.Result fsync, List<LevelResult> levels) {
+    }
+
+    static Report run(BenchmarkSettings settings) throws Exception {
+        Files.createDirectories(settings.outputDir());
+        Instant started = Instant.now();
+        double loadAtStart = loadAverage();
+        FsyncProbe.Result fsync = FsyncProbe.measure(settings.outputDir(), Duration.ofSeconds(3));
+        List<LevelResult> levels = new ArrayList<>();
+        CompletableFuture<ServiceUnderTest> startingXa = startAsync(Deployment.XA, settings);
+        CompletableFuture<ServiceUnderTest> startingSingle = startAsync(Deployment.SINGLE, settings);
+        try (ServiceUnderTest xa = startingXa.join(); ServiceUnderTest single = startingSingle.join()) {
+            for (ServiceUnderTest service : List.of(xa, single)) {
+                for (String url : service.jdbcUrls.values()) {
+                    WalStatistics.enableTiming(url);
+                }
+            }
+            boolean xaFirst = true;
+            for (int clients : settings.clientLevels()) {
+                Map<Deployment, DeploymentResult> results = new EnumMap<>(Deployment.class);
+                for (ServiceUnderTest service : xaFirst ? List.of(xa, single) : List.of(single, xa)) {
+                    results.put(service.deployment, measure(service, clients, settings));
+                }
+                xaFirst = !xaFirst;
+                DeploymentResult x = results.get(Deployment.XA);
+                DeploymentResult s = results.get(Deployment.SINGLE);
+                levels.add(new LevelResult(clients, x, s, x.cyclesPerSecond() / s.cyclesPerSecond(),
+                        x.operations().get(Operation.CYCLE).p50Millis() / s.operations().get(Operation.CYCLE).p50Millis()));
+            }
+        } finally {
+            startingXa.thenAccept(ServiceUnderTest::close);
+            startingSingle.thenAccept(ServiceUnderTest::close);
+        }
+        Report report = new Report(started, Instant.now(), new Machine(Runtime.getRuntime().availableProcessors(), cpuModel(),
+                System.getProperty("os.name") + " " + System.getProperty("os.version"), System.getProperty("java.version"),
+                loadAtStart, loadAverage()), settings.clientLevels(), settings.warmup().toSeconds(),
+                settings.measure().toSeconds(), fsync, levels);
+        Files.writeString(settings.outputDir().resolve("report.json"), JSON.writeValueAsString(report));
+        Files.writeString(settings.outputDir().resolve("summary.md"), BenchmarkSummary.markdown(report));
+        return report;
+    }
+
+    private static CompletableFuture<ServiceUnderTest> startAsync(Deployment deployment, BenchmarkSettings settings) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return ServiceUnderTest.start(deployment, settings, List.of());
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private static DeploymentResult measure(ServiceUnderTest service, int clients, BenchmarkSettings settings)
+            throws Exception {
+        Map<String, WalStatistics> before = new LinkedHashMap<>();
+        Map<String, WalStatistics> after = new LinkedHashMap<>();
+        LoadRun.Result run = LoadRun.run(service.baseUrl(), clients, settings.warmup(), settings.measure(),
+                () -> before.putAll(walStatistics(service)), () -> after.putAll(walStatistics(service)));
+        Map<Operation, OperationLatency> operations = new EnumMap<>(Operation.class);
+        for (Operation operation : Operation.values()) {
+            operations.put(operation, OperationLatency.of(run.latencies().histogram(operation), run.latencies().errors(operation)));
+        }
+        long cycles = Math.max(1, run.cycles());
+        Map<String, WalPerCycle> wal = new LinkedHashMap<>();
+        after.forEach((database, stats) -> {
+            WalStatistics delta = stats.minus(before.get(database));
+            wal.put(database, new WalPerCycle((double) delta.fsyncs() / cycles, delta.fsyncMillis() / cycles,
+                    (double) delta.commits() / cycles));
+        });
+        return new DeploymentResult(run.seconds(), run.cycles(), run.cyclesPerSecond(),
+                run.cyclesPerSecond() * ApprovalCycleClient.WRITE_TRANSACTIONS_PER_CYCLE, operations, wal);
+    }
+
+    private static Map<String, WalStatistics> walStatistics(ServiceUnderTest service) throws SQLException {
+        Map<String, WalStatistics> statistics = new LinkedHashMap<>();
+        for (Map.Entry<String, String> database : service.jdbcUrls.entrySet()) {
+            statistics.put(database.getKey(), WalStatistics.read(database.getValue()));
+        }
+        return statistics;
+    }
+
+    private static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    private static String cpuModel() throws IOException {
+        Path cpuinfo = Path.of("/proc/cpuinfo");
+        if (!Files.exists(cpuinfo)) {
+            return "unknown";
+        }
+        return Files.readAllLines(cpuinfo).stream().filter(line -> line.startsWith("model name"))
+                .map(line -> line.substring(line.indexOf(':') + 1).trim()).findFirst().orElse("unknown");
+    }
+}

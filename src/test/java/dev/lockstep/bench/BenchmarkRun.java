@@ -1,0 +1,26 @@
+package dev.lockstep.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The full benchmark, run by {@code mvn -Pbench verify} against the packaged jar (bench.jar, set by the
+ * profile). Not part of the normal test suite; it asserts only that both deployments completed cycles.
+ */
+class BenchmarkRun {
+
+    @Test
+    void measureXaAgainstTheSingleDatabaseBaseline() throws Exception {
+        BenchmarkSettings settings = BenchmarkSettings.fromSystemProperties(
+                List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"));
+        Benchmark.Report report = Benchmark.run(settings);
+
+        System.out.println(BenchmarkSummary.markdown(report));
+        assertThat(report.levels()).allSatisfy(level -> {
+            assertThat(level.xa().cycles()).isPositive();
+            assertThat(level.single().cycles()).isPositive();
+        });
+    }
+}

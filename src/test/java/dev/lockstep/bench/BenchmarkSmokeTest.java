@@ -1,0 +1,38 @@
+package dev.lockstep.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.bench.ApprovalCycleClient.Operation;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the harness working: a few seconds of one client against both deployments, started as
+ * separate JVMs from the test classpath. Checks that cycles completed without errors and that the
+ * report files appear; no figure is asserted.
+ */
+class BenchmarkSmokeTest {
+
+    @Test
+    void oneClientCompletesApprovalCyclesOnBothDeploymentsAndTheReportIsWritten() throws Exception {
+        Path output = Path.of("target/bench-smoke");
+        BenchmarkSettings settings = new BenchmarkSettings(List.of(1), Duration.ofSeconds(3), Duration.ofSeconds(5),
+                List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"), output);
+
+        Benchmark.Report report = Benchmark.run(settings);
+
+        Benchmark.LevelResult level = report.levels().get(0);
+        for (Benchmark.DeploymentResult deployment : List.of(level.xa(), level.single())) {
+            assertThat(deployment.cycles()).isPositive();
+            assertThat(deployment.operations().values()).allSatisfy(operation -> assertThat(operation.errors()).isZero());
+            assertThat(deployment.operations().get(Operation.SUBMIT).count()).isPositive();
+        }
+        assertThat(level.xa().walPerCycle()).containsOnlyKeys("lockstep_business", "lockstep_workflow");
+        assertThat(level.single().walPerCycle()).containsOnlyKeys("lockstep");
+        assertThat(output.resolve("report.json")).isNotEmptyFile();
+        assertThat(Files.readString(output.resolve("summary.md"))).contains("| 1 |");
+    }
+}

@@ -1,0 +1,70 @@
+package dev.lockstep.bench;
+
+import dev.lockstep.bench.ApprovalCycleClient.Operation;
+import dev.lockstep.bench.Benchmark.DeploymentResult;
+import dev.lockstep.bench.Benchmark.LevelResult;
+import dev.lockstep.bench.Benchmark.OperationLatency;
+import dev.lockstep.bench.Benchmark.Report;
+import java.util.Locale;
+import java.util.Map;
+
+/** The Markdown tables of a benchmark report, as pasted into docs/performance.md. */
+final class BenchmarkSummary {
+
+    private BenchmarkSummary() {
+    }
+
+    static String markdown(Report report) {
+        StringBuilder md = new StringBuilder();
+        Benchmark.Machine machine = report.machine();
+        md.append("# Benchmark: XA (two databases) vs single database (local transaction)\n\n");
+        md.append(format("Run %s to %s on %d cores (%s), %s, Java %s; load average %.1f at start, %.1f at end. Warm-up %d s,"
+                + " measured %d s per deployment and level.\n\n", report.started(), report.finished(), machine.cores(),
+                machine.cpu(), machine.os(), machine.java(), machine.loadAverageAtStart(), machine.loadAverageAtEnd(),
+                report.warmupSeconds(), report.measureSeconds()));
+        FsyncProbe.Result fsync = report.fsync();
+        md.append(format("Disk floor: 8 KiB write + fdatasync p50 %.0f µs, p99 %.0f µs, max %.0f µs (%d samples).%n%n",
+                fsync.p50Micros(), fsync.p99Micros(), fsync.maxMicros(), fsync.samples()));
+
+        md.append("## Throughput\n\n| clients | XA cycles/s | single cycles/s | XA / single | XA write tx/s | single write tx/s |"
+                + " cycle p50 XA / single |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (LevelResult level : report.levels()) {
+            md.append(format("| %d | %.1f | %.1f | **%.2f** | %.1f | %.1f | %.2f |%n", level.clients(),
+                    level.xa().cyclesPerSecond(), level.single().cyclesPerSecond(), level.throughputRatio(),
+                    level.xa().writeTransactionsPerSecond(), level.single().writeTransactionsPerSecond(),
+                    level.cycleP50LatencyRatio()));
+        }
+
+        md.append("\n## Latency per operation (ms)\n\n| clients | operation | XA p50 | XA p95 | XA p99 | XA max | single p50 |"
+                + " single p95 | single p99 | single max | errors XA / single |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (LevelResult level : report.levels()) {
+            for (Operation operation : Operation.values()) {
+                OperationLatency x = level.xa().operations().get(operation);
+                OperationLatency s = level.single().operations().get(operation);
+                md.append(format("| %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %d / %d |%n",
+                        level.clients(), operation.name().toLowerCase(), x.p50Millis(), x.p95Millis(), x.p99Millis(),
+                        x.maxMillis(), s.p50Millis(), s.p95Millis(), s.p99Millis(), s.maxMillis(), x.errors(), s.errors()));
+            }
+        }
+
+        md.append("\n## Durable writes per approval cycle (pg_stat_io, WAL)\n\n| clients | deployment | database |"
+                + " WAL fsyncs / cycle | WAL fsync ms / cycle | commits / cycle |\n|---:|---|---|---:|---:|---:|\n");
+        for (LevelResult level : report.levels()) {
+            walRows(md, level.clients(), "XA", level.xa());
+            walRows(md, level.clients(), "single", level.single());
+        }
+        return md.toString();
+    }
+
+    private static void walRows(StringBuilder md, int clients, String deployment, DeploymentResult result) {
+        for (Map.Entry<String, Benchmark.WalPerCycle> database : result.walPerCycle().entrySet()) {
+            Benchmark.WalPerCycle wal = database.getValue();
+            md.append(format("| %d | %s | %s | %.2f | %.2f | %.2f |%n", clients, deployment, database.getKey(), wal.fsyncs(),
+                    wal.fsyncMillis(), wal.commits()));
+        }
+    }
+
+    private static String format(String pattern, Object... arguments) {
+        return String.format(Locale.ROOT, pattern, arguments);
+    }
+}

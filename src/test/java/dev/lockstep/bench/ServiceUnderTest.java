@@ -1,0 +1,151 @@
+package dev.lockstep.bench;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The built service in its own JVM, on fresh embedded databases under {@code outputDir/var-<name>},
+ * on free ports the harness chose, so it can read the databases' own statistics afterwards.
+ */
+final class ServiceUnderTest implements Closeable {
+
+    enum Deployment {
+        /** Two PostgreSQL servers committed together through XA (the default deployment). */
+        XA("embedded", Map.of("business", "lockstep_business", "workflow", "lockstep_workflow")),
+        /** One PostgreSQL server under a local transaction manager. */
+        SINGLE("single", Map.of("single", "lockstep"));
+
+        final String mode;
+        final Map<String, String> databases;
+
+        Deployment(String mode, Map<String, String> databases) {
+            this.mode = mode;
+            this.databases = databases;
+        }
+    }
+
+    private static final Duration STARTUP_LIMIT = Duration.ofMinutes(5);
+
+    final Deployment deployment;
+    final int httpPort;
+    /** database name to JDBC URL, for statistics the harness reads with plain SQL. */
+    final Map<String, String> jdbcUrls;
+    private final Process process;
+
+    private ServiceUnderTest(Deployment deployment, int httpPort, Map<String, String> jdbcUrls, Process process) {
+        this.deployment = deployment;
+        this.httpPort = httpPort;
+        this.jdbcUrls = jdbcUrls;
+        this.process = process;
+    }
+
+    static ServiceUnderTest start(Deployment deployment, BenchmarkSettings settings, List<String> extraArgs) throws IOException {
+        Path home = settings.outputDir().resolve("var-" + deployment.name().toLowerCase()).toAbsolutePath();
+        deleteRecursively(home);
+        Files.createDirectories(home);
+        int httpPort = freePort();
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx768m"));
+        command.addAll(settings.launch());
+        command.addAll(List.of("--lockstep.mode=" + deployment.mode, "--lockstep.home=" + home, "--server.port=" + httpPort,
+                "--lockstep.tm.unique-name=lockstep-bench.tm", "--logging.level.root=WARN"));
+        Map<String, String> urls = new java.util.LinkedHashMap<>();
+        deployment.databases.forEach((role, database) -> {
+            int port = freePort();
+            command.add("--lockstep.embedded." + role + "-port=" + port);
+            urls.put(database, "jdbc:postgresql://localhost:" + port + "/" + database);
+        });
+        command.addAll(extraArgs);
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(settings.outputDir().resolve(deployment.name().toLowerCase() + "-service.log").toFile()).start();
+        ServiceUnderTest service = new ServiceUnderTest(deployment, httpPort, urls, process);
+        service.awaitHealthy();
+        return service;
+    }
+
+    String baseUrl() {
+        return "http://localhost:" + httpPort;
+    }
+
+    private void awaitHealthy() {
+        HttpClient http = HttpClient.newHttpClient();
+        Instant deadline = Instant.now().plus(STARTUP_LIMIT);
+        while (Instant.now().isBefore(deadline)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(deployment + " service exited during startup (code " + process.exitValue()
+                        + "); see its log in the bench output directory");
+            }
+            try {
+                HttpResponse<Void> health = http.send(HttpRequest.newBuilder(URI.create(baseUrl() + "/actuator/health")).build(),
+                        HttpResponse.BodyHandlers.discarding());
+                if (health.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYetListening) {
+                // the service is still starting
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            sleep(Duration.ofMillis(500));
+        }
+        close();
+        throw new IllegalStateException(deployment + " service not healthy within " + STARTUP_LIMIT);
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void deleteRecursively(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+}
