@@ -48,8 +48,13 @@ public class XaConfiguration {
         return endpoints;
     }
 
+    /**
+     * Starts after both pools exist: each recovery pass replays logged commit decisions only to the
+     * resources registered at that moment and then forgets them, so a resource registered later
+     * would have its branch presumed aborted while its sibling committed.
+     */
     @Bean(initMethod = "init", destroyMethod = "shutdownForce")
-    @DependsOn("databaseEndpoints")
+    @DependsOn({"businessDataSource", "workflowDataSource"})
     UserTransactionServiceImp atomikosTransactionService(LockstepProperties properties) {
         LockstepProperties.Tm tm = properties.tm();
         Properties atomikos = new Properties();
@@ -60,6 +65,9 @@ public class XaConfiguration {
         atomikos.setProperty("com.atomikos.icatch.max_timeout", Long.toString(tm.maxTimeout().toMillis()));
         atomikos.setProperty("com.atomikos.icatch.recovery_delay", Long.toString(tm.recoveryDelay().toMillis()));
         atomikos.setProperty("com.atomikos.icatch.max_actives", "-1");
+        // Report heuristic outcomes to the caller: by default Atomikos returns from commit() normally
+        // even when a branch's fate is unknown, and the client would be told a lost change succeeded.
+        atomikos.setProperty("com.atomikos.icatch.throw_on_heuristic", "true");
         return new UserTransactionServiceImp(atomikos);
     }
 
@@ -80,14 +88,12 @@ public class XaConfiguration {
 
     @Bean(initMethod = "init", destroyMethod = "close")
     @Primary
-    AtomikosDataSourceBean businessDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory,
-            UserTransactionManager transactionManager) {
+    AtomikosDataSourceBean businessDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory) {
         return factory.pool(DatabaseEndpoints.BUSINESS_RESOURCE, "lockstep.db.business", endpoints.business());
     }
 
     @Bean(initMethod = "init", destroyMethod = "close")
-    AtomikosDataSourceBean workflowDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory,
-            UserTransactionManager transactionManager) {
+    AtomikosDataSourceBean workflowDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory) {
         return factory.pool(DatabaseEndpoints.WORKFLOW_RESOURCE, "lockstep.db.workflow", endpoints.workflow());
     }
 
