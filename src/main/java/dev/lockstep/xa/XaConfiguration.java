@@ -3,7 +3,6 @@ package dev.lockstep.xa;
 import com.atomikos.icatch.config.UserTransactionServiceImp;
 import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.jdbc.AtomikosDataSourceBean;
-import java.util.Properties;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -51,16 +50,7 @@ public class XaConfiguration {
     @Bean(initMethod = "init", destroyMethod = "shutdownForce")
     @DependsOn("databaseEndpoints")
     UserTransactionServiceImp atomikosTransactionService(LockstepProperties properties) {
-        LockstepProperties.Tm tm = properties.tm();
-        Properties atomikos = new Properties();
-        atomikos.setProperty("com.atomikos.icatch.tm_unique_name", tm.uniqueName());
-        atomikos.setProperty("com.atomikos.icatch.log_base_dir", properties.tmLogDir().toAbsolutePath().toString());
-        atomikos.setProperty("com.atomikos.icatch.log_base_name", "lockstep-tm");
-        atomikos.setProperty("com.atomikos.icatch.default_jta_timeout", Long.toString(tm.defaultTimeout().toMillis()));
-        atomikos.setProperty("com.atomikos.icatch.max_timeout", Long.toString(tm.maxTimeout().toMillis()));
-        atomikos.setProperty("com.atomikos.icatch.recovery_delay", Long.toString(tm.recoveryDelay().toMillis()));
-        atomikos.setProperty("com.atomikos.icatch.max_actives", "-1");
-        return new UserTransactionServiceImp(atomikos);
+        return new UserTransactionServiceImp(AtomikosSettings.of(properties));
     }
 
     @Bean(initMethod = "init", destroyMethod = "close")
