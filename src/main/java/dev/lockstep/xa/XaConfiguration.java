@@ -13,6 +13,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.DependsOn;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.transaction.jta.JtaTransactionManager;
 
 /**
@@ -61,10 +62,13 @@ public class XaConfiguration {
         return manager;
     }
 
+    /** Listeners (metrics) observe every begin, commit and rollback; Boot only adds them to managers it builds. */
     @Bean
-    JtaTransactionManager transactionManager(UserTransactionManager atomikos, LockstepProperties properties) {
+    JtaTransactionManager transactionManager(UserTransactionManager atomikos, LockstepProperties properties,
+            ObjectProvider<TransactionExecutionListener> listeners) {
         JtaTransactionManager manager = new JtaTransactionManager(atomikos, atomikos);
         manager.setDefaultTimeout((int) properties.tm().defaultTimeout().toSeconds());
+        manager.setTransactionExecutionListeners(listeners.orderedStream().toList());
         return manager;
     }
 
