@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.boot.flyway.autoconfigure.FlywayDataSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -24,6 +25,8 @@ import org.springframework.transaction.jta.JtaTransactionManager;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(LockstepProperties.class)
 public class XaConfiguration {
+
+    static final String ORACLE_BUSINESS_MIGRATIONS = "classpath:db/business-oracle";
 
     @Bean(destroyMethod = "close")
     @ConditionalOnProperty(name = "lockstep.mode", havingValue = "embedded", matchIfMissing = true)
@@ -90,6 +93,19 @@ public class XaConfiguration {
     @FlywayDataSource
     DataSource businessMigrationDataSource(DatabaseEndpoints endpoints) {
         return plainDataSource(endpoints.business());
+    }
+
+    /**
+     * Oracle gets its own migrations (types, partial index, reserved words differ): db/business-oracle
+     * mirrors db/business file by file, chosen by the business database's vendor.
+     */
+    @Bean
+    FlywayConfigurationCustomizer businessMigrationsForVendor(DatabaseEndpoints endpoints) {
+        return configuration -> {
+            if (endpoints.business().vendor() == DatabaseVendor.ORACLE) {
+                configuration.locations(ORACLE_BUSINESS_MIGRATIONS);
+            }
+        };
     }
 
     /** A plain, non-XA view of a database for read-only inspection outside any transaction. */
