@@ -21,6 +21,7 @@ CREATE TABLE application (
     process_instance_id         VARCHAR2(128),
     process_definition_id       VARCHAR2(128),
     process_definition_version  NUMBER(10),
+    lifecycle_no                NUMBER(10)     DEFAULT 0 NOT NULL,
     current_task_summary        VARCHAR2(500),
     closed_reason               VARCHAR2(1000),
     row_version                 NUMBER(19)     DEFAULT 0 NOT NULL,
@@ -47,7 +48,9 @@ CREATE TABLE business_process_binding (
     created_at             TIMESTAMP WITH TIME ZONE NOT NULL,
     ended_at               TIMESTAMP WITH TIME ZONE,
     CONSTRAINT uq_binding_process_instance UNIQUE (process_instance_id),
+    -- deferred: checked at PREPARE, so a clash fails the business branch in phase one of 2PC
     CONSTRAINT uq_binding_lifecycle UNIQUE (business_type, business_id, process_type, lifecycle_no)
+        DEFERRABLE INITIALLY DEFERRED
 );
 -- at most one running process per business object and process type: Oracle has no partial index,
 -- but leaves rows whose key is all NULL out of an index, which is the same thing
@@ -64,11 +67,11 @@ CREATE TABLE workflow_command (
     business_id          VARCHAR2(64)  NOT NULL,
     requested_by         VARCHAR2(64)  NOT NULL,
     request_fingerprint  VARCHAR2(64)  NOT NULL,
-    command_status       VARCHAR2(32)  NOT NULL CHECK (command_status IN ('SUCCEEDED')),
+    command_status       VARCHAR2(32)  NOT NULL CHECK (command_status IN ('PROCESSING', 'SUCCEEDED')),
     process_instance_id  VARCHAR2(128),
     result_code          VARCHAR2(64),
-    response_status      NUMBER(10)    NOT NULL,
-    response_body        CLOB          NOT NULL,
+    response_status      NUMBER(10),
+    response_body        CLOB,
     created_at           TIMESTAMP WITH TIME ZONE NOT NULL,
     updated_at           TIMESTAMP WITH TIME ZONE NOT NULL
 );
