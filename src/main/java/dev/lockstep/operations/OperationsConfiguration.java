@@ -12,21 +12,30 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * What operators see: one health indicator per XA resource ({@code businessDb}, {@code workflowDb},
- * named after the beans) and one for the transaction manager, pool gauges and JTA outcome timers.
+ * named after the beans) and one for the transaction manager; pool and prepared-branch gauges, JTA
+ * outcome timers.
  */
 @Configuration(proxyBeanMethods = false)
 public class OperationsConfiguration {
 
     @Bean
-    XaResourceHealthIndicator businessDbHealthIndicator(DatabaseEndpoints endpoints,
-            @Qualifier("businessDataSource") AtomikosDataSourceBean pool) {
-        return new XaResourceHealthIndicator(endpoints.business(), pool);
+    XaResource businessXaResource(DatabaseEndpoints endpoints, @Qualifier("businessDataSource") AtomikosDataSourceBean pool) {
+        return new XaResource(endpoints.business(), pool);
     }
 
     @Bean
-    XaResourceHealthIndicator workflowDbHealthIndicator(DatabaseEndpoints endpoints,
-            @Qualifier("workflowDataSource") AtomikosDataSourceBean pool) {
-        return new XaResourceHealthIndicator(endpoints.workflow(), pool);
+    XaResource workflowXaResource(DatabaseEndpoints endpoints, @Qualifier("workflowDataSource") AtomikosDataSourceBean pool) {
+        return new XaResource(endpoints.workflow(), pool);
+    }
+
+    @Bean
+    XaResourceHealthIndicator businessDbHealthIndicator(@Qualifier("businessXaResource") XaResource resource) {
+        return new XaResourceHealthIndicator(resource);
+    }
+
+    @Bean
+    XaResourceHealthIndicator workflowDbHealthIndicator(@Qualifier("workflowXaResource") XaResource resource) {
+        return new XaResourceHealthIndicator(resource);
     }
 
     /** Depends on the started manager: before it, the indicator would only report it as down. */
@@ -37,8 +46,8 @@ public class OperationsConfiguration {
     }
 
     @Bean
-    XaPoolMetrics xaPoolMetrics(List<AtomikosDataSourceBean> pools) {
-        return new XaPoolMetrics(pools);
+    XaResourceMetrics xaResourceMetrics(List<XaResource> resources) {
+        return new XaResourceMetrics(resources);
     }
 
     /** Registered on the JTA transaction manager by {@code XaConfiguration}. */

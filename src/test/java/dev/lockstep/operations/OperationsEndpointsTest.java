@@ -70,7 +70,7 @@ class OperationsEndpointsTest {
 
     /** A transaction prepared by hand in the business database is counted there, and only there. */
     @Test
-    void healthCountsThePreparedTransactionsOfEachDatabase() {
+    void healthAndMetricsCountThePreparedTransactionsOfEachDatabase() {
         JdbcTemplate business = databases.business();
         String gid = "health-probe-" + System.nanoTime();
         try {
@@ -89,6 +89,10 @@ class OperationsEndpointsTest {
                     .isEqualTo(countPrepared(business));
             assertThat(countPrepared(business)).isGreaterThanOrEqualTo(1);
             assertThat(components.path("workflowDb").path("details").path("preparedTransactions").asLong())
+                    .isEqualTo(countPrepared(databases.workflow()));
+            String metrics = scrape();
+            assertThat(gauge(metrics, "lockstep_xa_prepared_transactions", "business-db")).isEqualTo(countPrepared(business));
+            assertThat(gauge(metrics, "lockstep_xa_prepared_transactions", "workflow-db"))
                     .isEqualTo(countPrepared(databases.workflow()));
         } finally {
             business.execute("rollback prepared '" + gid + "'");
