@@ -1,26 +1,20 @@
 package dev.lockstep.xa;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import dev.lockstep.LockstepApplication;
+import dev.lockstep.support.ServiceProcess;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.testcontainers.junit.jupiter.Container;
@@ -33,7 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
  * External mode on Oracle: both databases are schemas of one Oracle Free (two users, set up with
  * xa-config/oracle/grants.sql), the business schema migrated from db/business-oracle, the engine's
  * ACT_* tables in the workflow schema. The service runs as its own JVM, as an operator would start
- * it (one Atomikos per JVM: it must not share this test JVM with the embedded-mode tests).
+ * it ({@link ServiceProcess}: one Atomikos per JVM).
  * Needs Docker; without it JUnit reports the class as disabled ("Docker is not available").
  */
 @Testcontainers(disabledWithoutDocker = true)
@@ -47,20 +41,13 @@ class OracleExternalModeTest {
     static final OracleContainer oracle = new OracleContainer("gvenzl/oracle-free:23-slim-faststart")
             .withPassword(PASSWORD);
 
-    @TempDir
-    Path home;
+    private final Path home = Path.of("target", "oracle-it", UUID.randomUUID().toString());
 
     @Test
     void theServiceStartsOnOracleForBothDatabasesAndMigratesEach() throws Exception {
         createSchemaUsersWithTheShippedGrants();
-        int port = freePort();
-        Path output = home.resolve("service.log");
-        ProcessBuilder service = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), LockstepApplication.class.getName(), "--server.port=" + port)
-                .redirectErrorStream(true).redirectOutput(output.toFile());
-        Map<String, String> environment = service.environment();
+        Map<String, String> environment = new HashMap<>();
         environment.put("LOCKSTEP_MODE", "external");
-        environment.put("LOCKSTEP_HOME", home.toString());
         environment.put("LOCKSTEP_TM_UNIQUE_NAME", "oracle-it.tm");
         environment.put("LOCKSTEP_TM_PROPERTIES_FILE", "xa-config/atomikos/transactions-test.properties");
         SCHEMA_USERS.forEach((database, user) -> {
@@ -69,16 +56,15 @@ class OracleExternalModeTest {
             environment.put("LOCKSTEP_DB_" + database + "_PASSWORD", PASSWORD);
             environment.put("LOCKSTEP_DB_" + database + "_VENDOR", "oracle");
         });
-        Process running = service.start();
-        try {
-            HttpClient http = HttpClient.newHttpClient();
-            HttpRequest health = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/health")).build();
-            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(2)).ignoreExceptions()
-                    .until(() -> !running.isAlive() || http.send(health, HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
-            assertThat(running.isAlive()).as("service output:%n%s", Files.readString(output)).isTrue();
+        // External mode never starts with the demo users.
+        environment.put("LOCKSTEP_SECURITY_USERS_0_NAME", "ops");
+        environment.put("LOCKSTEP_SECURITY_USERS_0_PASSWORD", "{noop}ops-only-in-this-test");
+        environment.put("LOCKSTEP_SECURITY_USERS_0_ROLES", "ADMIN");
 
-            JsonNode components = JsonMapper.builder().build()
-                    .readTree(http.send(health, HttpResponse.BodyHandlers.ofString()).body()).path("components");
+        try (ServiceProcess service = ServiceProcess.start(home, environment).awaitUp()) {
+            HttpResponse<String> health = service.get("/actuator/health", null);
+            assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
+            JsonNode components = JsonMapper.builder().build().readTree(health.body()).path("components");
             for (String component : new String[] {"businessDb", "workflowDb", "transactionManager"}) {
                 assertThat(components.path(component).path("status").asString()).as(component).isEqualTo("UP");
             }
@@ -92,9 +78,6 @@ class OracleExternalModeTest {
                     .as("the engine deployed the approval process into the workflow schema").isPositive();
             assertThat(business.queryForObject("select count(*) from sys.dba_pending_transactions", Integer.class))
                     .as("the recovery view is readable (grants.sql) and nothing is in doubt").isZero();
-        } finally {
-            running.destroy();
-            running.waitFor();
         }
     }
 
@@ -117,11 +100,5 @@ class OracleExternalModeTest {
 
     private static JdbcTemplate schema(String user) {
         return new JdbcTemplate(new DriverManagerDataSource(oracle.getJdbcUrl(), user, PASSWORD));
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }
