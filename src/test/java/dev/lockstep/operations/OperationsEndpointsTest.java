@@ -2,10 +2,15 @@ package dev.lockstep.operations;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.atomikos.icatch.event.EventListener;
+import com.atomikos.icatch.event.transaction.ParticipantHeuristicEvent;
 import com.atomikos.jdbc.AtomikosDataSourceBean;
+import com.atomikos.publish.EventPublisher;
+import com.atomikos.recovery.TxState;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import java.util.ServiceLoader;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -120,6 +125,24 @@ class OperationsEndpointsTest {
         assertThat(jtaCount(metrics, "rolled_back")).isEqualTo(rolledBackBefore + 1);
     }
 
+    /**
+     * Atomikos finds the listener through the ServiceLoader and it counts into the registries Prometheus
+     * reads. (Fed directly: publishing a made-up heuristic event to Atomikos would reach every listener.)
+     */
+    @Test
+    void heuristicOutcomesAreCountedInPrometheus() {
+        assertThat(ServiceLoader.load(EventListener.class, EventPublisher.class.getClassLoader()).stream()
+                .map(ServiceLoader.Provider::type)).contains(HeuristicOutcomeMetrics.class);
+        String heuristics = "lockstep_jta_heuristics_total\\{[^}]*scope=\"participant\"[^}]*state=\"HEUR_HAZARD\"[^}]*\\}";
+        Matcher before = series(scrape(), heuristics);
+        double counted = before.find() ? Double.parseDouble(before.group(1)) : 0; // created at the first event
+
+        new HeuristicOutcomeMetrics().eventOccurred(
+                new ParticipantHeuristicEvent("lockstep-it.tm-probe", "business-db-probe", TxState.HEUR_HAZARD));
+
+        assertThat(value(scrape(), heuristics)).isEqualTo(counted + 1);
+    }
+
     private String scrape() {
         Api.Response response = api.get("erin", "/actuator/prometheus", "text/plain");
         assertThat(response.status()).as(response.toString()).isEqualTo(200);
@@ -140,8 +163,12 @@ class OperationsEndpointsTest {
     }
 
     private static double value(String metrics, String series) {
-        Matcher matcher = Pattern.compile("(?m)^" + series + " (\\S+)$").matcher(metrics);
+        Matcher matcher = series(metrics, series);
         assertThat(matcher.find()).as("%s in%n%s", series, metrics).isTrue();
         return Double.parseDouble(matcher.group(1));
+    }
+
+    private static Matcher series(String metrics, String series) {
+        return Pattern.compile("(?m)^" + series + " (\\S+)$").matcher(metrics);
     }
 }
