@@ -40,7 +40,9 @@ public class SingleDatabase implements Closeable {
         int port = properties.embedded().singlePort();
         try {
             // no prepared transactions: nothing in this mode uses two-phase commit
-            this.server = EmbeddedPostgresServers.start(home.resolve("pg-single"), port, 0);
+            this.server = EmbeddedPostgresServers.start(home.resolve("pg-single"), port, "lockstep.embedded.single-port", 0);
+        } catch (StartupCheckFailure e) {
+            throw e;
         } catch (IOException | RuntimeException e) {
             throw new StartupCheckFailure("lockstep.home", "could not start the embedded PostgreSQL server under " + home
                     + " (" + e.getMessage() + ").", "make sure the directory is writable and lockstep.embedded.single-port ("
