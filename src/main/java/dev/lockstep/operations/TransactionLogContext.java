@@ -26,7 +26,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * </ul>
  * The gtrid is Atomikos's global transaction id: the string whose bytes are the global part of every
  * XID sent to both databases (pgjdbc shows it base64-encoded in the gid of {@code pg_prepared_xacts}).
- * It starts with {@code lockstep.tm.unique-name}, so it also says which node ran the transaction.
+ * It starts with {@code lockstep.tm.unique-name}, so it also says which node ran the transaction. In
+ * {@code lockstep.mode=single} the transaction is local and only the business key is bound.
  */
 public final class TransactionLogContext {
 
@@ -52,14 +53,11 @@ public final class TransactionLogContext {
         binding.apply();
     }
 
+    /** Null under the single-database mode's local transaction: there is no global id to log. */
     private static String currentGtrid() {
         CompositeTransactionManager transactions = Configuration.getCompositeTransactionManager();
         CompositeTransaction transaction = transactions == null ? null : transactions.getCompositeTransaction();
-        if (transaction == null) {
-            throw new IllegalStateException("TransactionLogContext.bind needs a JTA transaction, but Atomikos has none"
-                    + " on this thread");
-        }
-        return transaction.getTid();
+        return transaction == null ? null : transaction.getTid();
     }
 
     /** One per transaction, found again through the synchronization resources while it is active. */
@@ -75,7 +73,9 @@ public final class TransactionLogContext {
         }
 
         void apply() {
-            MDC.put(GTRID, gtrid);
+            if (gtrid != null) {
+                MDC.put(GTRID, gtrid);
+            }
             MDC.put(BUSINESS_KEY, businessKey);
         }
 

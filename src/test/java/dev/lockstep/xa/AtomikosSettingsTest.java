@@ -30,7 +30,8 @@ class AtomikosSettingsTest {
                 .containsEntry("com.atomikos.icatch.max_timeout", "300000")
                 .containsEntry("com.atomikos.icatch.recovery_delay", "10000")
                 .containsEntry("com.atomikos.icatch.max_actives", "-1")
-                .hasSize(8);
+                .containsEntry("com.atomikos.icatch.throw_on_heuristic", "true")
+                .hasSize(9);
     }
 
     @Test
