@@ -12,8 +12,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * PostgreSQL: {@code pg_prepared_xacts} of the connected database, with the locks each prepared
- * transaction holds. A prepared transaction's locks appear in {@code pg_locks} under the virtual
- * transaction {@code -1/<xid>}. Uses plain autocommit connections: COMMIT PREPARED cannot run
+ * transaction holds. A prepared transaction's locks have no pid in {@code pg_locks}; they share the
+ * virtual transaction of the lock on its own transaction id, which is how they are found. Uses plain autocommit connections: COMMIT PREPARED cannot run
  * inside a transaction block, and the XA pool must not be involved.
  */
 class PostgresBranchStore implements BranchStore {
@@ -39,7 +39,9 @@ class PostgresBranchStore implements BranchStore {
         jdbc.query("""
                 select p.gid, l.locktype, l.mode, c.relname
                 from pg_prepared_xacts p
-                join pg_locks l on l.virtualtransaction = '-1/' || p.transaction::text
+                join pg_locks x on x.locktype = 'transactionid' and x.transactionid = p.transaction and x.pid is null
+                join pg_locks l on l.virtualtransaction = x.virtualtransaction and l.pid is null
+                    and not (l.locktype = 'transactionid' and l.transactionid = p.transaction)
                 left join pg_class c on c.oid = l.relation
                 where p.database = current_database()
                 order by p.gid, c.relname nulls last, l.locktype
