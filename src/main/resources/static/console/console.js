@@ -53,8 +53,27 @@
     errorBox.hidden = errors.length === 0;
     errorBox.textContent = errors.map(([resource, error]) => 'cannot scan ' + resource + ': ' + error).join('; ');
 
+    // Rows are rebuilt only when their content changed, so a refresh never pulls a button away
+    // from under the DBA's pointer; the age is updated in place.
     const body = document.querySelector('#in-doubt tbody');
-    body.replaceChildren(...snapshot.transactions.map(tx => el('tr', { 'data-gtrid': tx.gtrid },
+    const existing = new Map([...body.children].map(row => [row.dataset.gtrid, row]));
+    const rows = snapshot.transactions.map(tx => {
+      const signature = JSON.stringify({ ...tx, ageSeconds: 0 });
+      let row = existing.get(tx.gtrid);
+      if (!row || row.dataset.signature !== signature) {
+        row = transactionRow(tx);
+        row.dataset.signature = signature;
+      }
+      row.querySelector('[data-field=age]').textContent = age(tx.ageSeconds);
+      return row;
+    });
+    body.replaceChildren(...rows);
+    document.getElementById('in-doubt-count').textContent = snapshot.transactions.length;
+    document.getElementById('none-in-doubt').hidden = snapshot.transactions.length > 0;
+  }
+
+  function transactionRow(tx) {
+    return el('tr', { 'data-gtrid': tx.gtrid },
       el('td', { class: 'mono' }, tx.gtrid),
       el('td', {}, el('span', { class: 'badge ' + tx.classification, 'data-field': 'class' }, tx.classification)),
       el('td', { 'data-field': 'age' }, age(tx.ageSeconds)),
@@ -76,10 +95,7 @@
           el('div', { class: 'quiet' }, 'request ' + (intent.request_id || '-') + ' by ' + (intent.user_id || '-')
             + ' · ' + intent.status))))),
       el('td', {}, el('ul', { 'data-field': 'evidence' }, tx.evidence.map(line => el('li', {}, line)))),
-      el('td', {}, el('button', { 'data-action': 'propose', onclick: () => openProposal(tx) }, 'Propose…'))
-    )));
-    document.getElementById('in-doubt-count').textContent = snapshot.transactions.length;
-    document.getElementById('none-in-doubt').hidden = snapshot.transactions.length > 0;
+      el('td', {}, el('button', { 'data-action': 'propose', onclick: () => openProposal(tx) }, 'Propose…')));
   }
 
   function openProposal(tx) {
@@ -124,8 +140,17 @@
     }
   }
 
+  function unchanged(table, data) {
+    const signature = JSON.stringify(data);
+    if (table.dataset.signature === signature) return true;
+    table.dataset.signature = signature;
+    return false;
+  }
+
   function renderResolutions(resolutions) {
-    document.querySelector('#resolutions tbody').replaceChildren(...resolutions.map(r => el('tr', { 'data-resolution': r.id },
+    const body = document.querySelector('#resolutions tbody');
+    if (unchanged(body, resolutions)) return;
+    body.replaceChildren(...resolutions.map(r => el('tr', { 'data-resolution': r.id },
       el('td', {}, '#' + r.id),
       el('td', { class: 'mono' }, r.gtrid),
       el('td', {}, r.action),
@@ -147,7 +172,9 @@
     badge.textContent = verification.intact ? 'chain intact (' + verification.entries + ')'
       : 'chain broken at #' + verification.brokenAtSeq + ': ' + verification.problem;
     badge.className = 'badge ' + (verification.intact ? 'intact' : 'broken');
-    document.querySelector('#audit tbody').replaceChildren(...entries.map(entry => el('tr', {},
+    const body = document.querySelector('#audit tbody');
+    if (unchanged(body, entries)) return;
+    body.replaceChildren(...entries.map(entry => el('tr', {},
       el('td', {}, entry.seq),
       el('td', {}, new Date(entry.at).toLocaleString()),
       el('td', {}, entry.actor),

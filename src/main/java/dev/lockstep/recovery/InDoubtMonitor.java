@@ -117,21 +117,26 @@ public class InDoubtMonitor {
         return stores.stream().filter(store -> store.resource().equals(resource)).findFirst();
     }
 
-    /** Orphans and anomalies older than the alert age: what health and the alert log line report. */
-    public List<InDoubtTransaction> overdue(Snapshot snapshot) {
+    public Duration alertAge() {
+        return properties.alertAge();
+    }
+
+    /** Orphans and anomalies at least {@code alertAge} old: what health and the alert log line report. */
+    public static List<InDoubtTransaction> overdue(Snapshot snapshot, Duration alertAge) {
         return snapshot.transactions().stream()
                 .filter(tx -> tx.classification() == InDoubtClass.ORPHAN || tx.classification() == InDoubtClass.ANOMALY)
-                .filter(tx -> tx.age().compareTo(properties.alertAge()) >= 0)
+                .filter(tx -> tx.age().compareTo(alertAge) >= 0)
                 .toList();
     }
 
+    /** Stable shape: log-based alerting matches on the prefix and the key=value pairs. */
+    static String alertLine(InDoubtTransaction tx) {
+        return "LOCKSTEP-INDOUBT-ALERT class=" + tx.classification() + " gtrid=" + tx.gtrid() + " age=" + tx.age().toSeconds()
+                + "s owner=" + tx.ownerTm() + " recommendation=" + tx.recommendation() + " branches=" + tx.branches().size();
+    }
+
     private void alert(Snapshot snapshot) {
-        for (InDoubtTransaction tx : overdue(snapshot)) {
-            // stable shape: log-based alerting matches on the prefix and the key=value pairs
-            log.error("LOCKSTEP-INDOUBT-ALERT class={} gtrid={} age={}s owner={} recommendation={} branches={}",
-                    tx.classification(), tx.gtrid(), tx.age().toSeconds(), tx.ownerTm(), tx.recommendation(),
-                    tx.branches().size());
-        }
+        overdue(snapshot, properties.alertAge()).forEach(tx -> log.error(alertLine(tx)));
     }
 
     private Map<String, Map<String, String>> priorOutcomes() {

@@ -1,5 +1,6 @@
 package dev.lockstep.recovery;
 
+import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -20,8 +21,11 @@ class InDoubtTransactionsHealthIndicator implements HealthIndicator {
 
     @Override
     public Health health() {
-        InDoubtMonitor.Snapshot snapshot = monitor.latest();
-        List<InDoubtTransaction> overdue = monitor.overdue(snapshot);
+        return health(monitor.latest(), monitor.alertAge());
+    }
+
+    static Health health(InDoubtMonitor.Snapshot snapshot, Duration alertAge) {
+        List<InDoubtTransaction> overdue = InDoubtMonitor.overdue(snapshot, alertAge);
         Status status = overdue.stream().anyMatch(tx -> tx.classification() == InDoubtClass.ANOMALY) ? Status.DOWN
                 : overdue.isEmpty() ? Status.UP : Status.OUT_OF_SERVICE;
         Health.Builder health = Health.status(status)

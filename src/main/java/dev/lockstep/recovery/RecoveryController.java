@@ -68,9 +68,14 @@ class RecoveryController {
                 snapshot.transactions().stream().map(TransactionView::of).toList());
     }
 
+    record NodesView(String self, Set<String> live, Map<String, Instant> lastHeartbeats) {
+    }
+
     @GetMapping("/nodes")
-    Map<String, ?> nodes() {
-        return Map.of("self", nodes.selfTm(), "live", nodes.liveNodes(), "heartbeats", nodes.nodes());
+    NodesView nodes() {
+        Map<String, Instant> heartbeats = new java.util.TreeMap<>();
+        nodes.nodes().forEach((name, heartbeat) -> heartbeats.put(name, heartbeat.orElse(null)));
+        return new NodesView(nodes.selfTm(), nodes.liveNodes(), heartbeats);
     }
 
     @GetMapping("/resolutions")

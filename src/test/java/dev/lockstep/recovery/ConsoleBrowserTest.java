@@ -32,7 +32,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 /**
  * The DBA console in a real headless Chromium: a DBA sees an orphaned transaction with its
  * evidence and locks, proposes a rollback, is refused as their own approver, and executes it after
- * a second DBA approved. Screenshots go to target/console-screenshots.
+ * a second DBA approved, the page refreshing by itself. Screenshots go to target/console-screenshots.
  */
 @LockstepIntegrationTest
 class ConsoleBrowserTest {
@@ -118,9 +118,11 @@ class ConsoleBrowserTest {
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "RECOVERY_SAME_APPROVER"));
 
         assertThat(api.post("dba2", "/api/recovery/resolutions/" + id + "/approve", null).status()).isEqualTo(200);
-        browser.findElement(By.id("scan-now")).click();
-        wait.until(ExpectedConditions.elementToBeClickable(
-                By.cssSelector("tr[data-resolution='" + id + "'] button[data-action=execute]"))).click();
+        // no reload: the page's own refresh must bring the approval in
+        WebElement execute = wait.until(ExpectedConditions.elementToBeClickable(
+                By.cssSelector("tr[data-resolution='" + id + "'] button[data-action=execute]")));
+        screenshot("console-approved.png");
+        execute.click();
 
         wait.until(ExpectedConditions.textToBePresentInElementLocated(
                 By.cssSelector("tr[data-resolution='" + id + "'] [data-field=status]"), "EXECUTED"));
