@@ -29,9 +29,11 @@ public final class InDoubtClassifier {
      *
      * @param coordinatorStates this node's recovery log: coordinator id (gtrid) to state
      * @param priorOutcomes per gtrid, per resource, how a DBA already ended a branch (COMMITTED, ROLLED_BACK)
+     * @param heuristics per gtrid, the heuristic state Atomikos reported for it (HEUR_MIXED, ...)
      */
     public record Facts(String selfTm, Set<String> liveNodes, Map<String, String> coordinatorStates,
-            Map<String, Map<String, String>> priorOutcomes, Set<String> resources, Duration ownerWindow, Instant now) {
+            Map<String, Map<String, String>> priorOutcomes, Map<String, String> heuristics, Set<String> resources,
+            Duration ownerWindow, Instant now) {
     }
 
     public static InDoubtTransaction classify(String gtrid, List<PreparedBranch> branches, Facts facts) {
@@ -71,8 +73,10 @@ public final class InDoubtClassifier {
         boolean siblingCommitted = prior.containsValue("COMMITTED");
         boolean siblingRolledBack = prior.containsValue("ROLLED_BACK");
 
-        if (state != null && state.startsWith("HEUR")) {
-            evidence.add("the transaction manager reported a heuristic outcome " + state);
+        String heuristic = state != null && state.startsWith("HEUR") ? state : facts.heuristics().get(gtrid);
+        if (heuristic != null) {
+            evidence.add("the transaction manager reported a heuristic outcome " + heuristic
+                    + ": a resource decided on its own, the databases may disagree");
             return result(gtrid, ownerTm, alive, InDoubtClass.ANOMALY, Recommendation.MANUAL, evidence, oldest, age, state,
                     branches, missing);
         }

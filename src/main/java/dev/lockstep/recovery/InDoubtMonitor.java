@@ -32,6 +32,7 @@ public class InDoubtMonitor {
     private final NodeRegistry nodes;
     private final CoordinatorLog coordinatorLog;
     private final IntentJournal intents;
+    private final HeuristicEventRecorder heuristics;
     private final JdbcTemplate business;
     private final RecoveryProperties properties;
     private final Clock clock;
@@ -43,11 +44,12 @@ public class InDoubtMonitor {
     }
 
     InDoubtMonitor(List<BranchStore> stores, NodeRegistry nodes, CoordinatorLog coordinatorLog, IntentJournal intents,
-            JdbcTemplate business, RecoveryProperties properties, Clock clock, MeterRegistry meters) {
+            HeuristicEventRecorder heuristics, JdbcTemplate business, RecoveryProperties properties, Clock clock, MeterRegistry meters) {
         this.stores = List.copyOf(stores);
         this.nodes = nodes;
         this.coordinatorLog = coordinatorLog;
         this.intents = intents;
+        this.heuristics = heuristics;
         this.business = business;
         this.properties = properties;
         this.clock = clock;
@@ -98,7 +100,7 @@ public class InDoubtMonitor {
         }
         Set<String> live = nodes.liveNodes();
         InDoubtClassifier.Facts facts = new InDoubtClassifier.Facts(nodes.selfTm(), live, coordinatorLog.pendingStates(),
-                priorOutcomes(), resources, properties.ownerWindow(), now);
+                priorOutcomes(), heuristics.statesByGtrid(), resources, properties.ownerWindow(), now);
         List<InDoubtTransaction> transactions = new ArrayList<>();
         groups.forEach((gtrid, branches) -> transactions.add(
                 InDoubtClassifier.classify(gtrid, branches, facts).withIntent(intents.forGtrid(gtrid))));

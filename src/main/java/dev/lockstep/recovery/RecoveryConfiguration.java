@@ -1,6 +1,7 @@
 package dev.lockstep.recovery;
 
 import com.atomikos.icatch.jta.UserTransactionManager;
+import com.atomikos.publish.EventPublisher;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.xa.DatabaseEndpoints;
@@ -63,16 +64,30 @@ public class RecoveryConfiguration {
         return new AuditTrail(business, CLOCK);
     }
 
+    /**
+     * Registered with Atomikos's publisher directly: its ServiceLoader route would instantiate the
+     * listener outside Spring, without the database connection it writes to.
+     */
+    @Bean
+    HeuristicEventRecorder heuristicEventRecorder(LockstepProperties lockstep, UserTransactionManager transactionManager,
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, MeterRegistry meters) {
+        HeuristicEventRecorder recorder = new HeuristicEventRecorder(new JdbcTemplate(business), lockstep.tm().uniqueName(),
+                CLOCK, meters);
+        EventPublisher.INSTANCE.registerEventListener(recorder);
+        return recorder;
+    }
+
     /** Depends on the transaction manager so its recovery log is open before the first scan reads it. */
     @Bean
     InDoubtMonitor inDoubtMonitor(DatabaseEndpoints endpoints, XaDataSourceFactory factory, NodeRegistry nodes,
-            IntentJournal intents, UserTransactionManager transactionManager, RecoveryProperties properties,
+            IntentJournal intents, HeuristicEventRecorder heuristics, UserTransactionManager transactionManager,
+            RecoveryProperties properties,
             @Qualifier("recoveryBusinessDataSource") HikariDataSource business, MeterRegistry meters) {
         List<BranchStore> stores = List.of(
                 store(DatabaseEndpoints.BUSINESS_RESOURCE, "lockstep.db.business", endpoints.business(), factory),
                 store(DatabaseEndpoints.WORKFLOW_RESOURCE, "lockstep.db.workflow", endpoints.workflow(), factory));
-        return new InDoubtMonitor(stores, nodes, new CoordinatorLog(), intents, new JdbcTemplate(business), properties, CLOCK,
-                meters);
+        return new InDoubtMonitor(stores, nodes, new CoordinatorLog(), intents, heuristics, new JdbcTemplate(business),
+                properties, CLOCK, meters);
     }
 
     @Bean

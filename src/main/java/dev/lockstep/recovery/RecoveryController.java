@@ -22,8 +22,11 @@ class RecoveryController {
     private final ResolutionService resolutions;
     private final AuditTrail audit;
     private final NodeRegistry nodes;
+    private final HeuristicEventRecorder heuristics;
 
-    RecoveryController(InDoubtMonitor monitor, ResolutionService resolutions, AuditTrail audit, NodeRegistry nodes) {
+    RecoveryController(InDoubtMonitor monitor, ResolutionService resolutions, AuditTrail audit, NodeRegistry nodes,
+            HeuristicEventRecorder heuristics) {
+        this.heuristics = heuristics;
         this.monitor = monitor;
         this.resolutions = resolutions;
         this.audit = audit;
@@ -56,8 +59,9 @@ class RecoveryController {
             List<TransactionView> transactions) {
     }
 
+    /** {@code override} may be left out: it is an exception, not a default. */
     record ProposalRequest(String gtrid, String resource, String rawId, ResolutionService.Action action, String reason,
-            boolean override, String justification) {
+            Boolean override, String justification) {
     }
 
     /** The latest scheduled scan; {@code refresh=true} scans both databases now. */
@@ -78,6 +82,12 @@ class RecoveryController {
         return new NodesView(nodes.selfTm(), nodes.liveNodes(), heartbeats);
     }
 
+    /** Heuristic outcomes Atomikos reported on this node, newest first. */
+    @GetMapping("/heuristics")
+    List<Map<String, Object>> heuristics(@RequestParam(defaultValue = "50") int limit) {
+        return heuristics.recent(Math.min(limit, 500));
+    }
+
     @GetMapping("/resolutions")
     List<ResolutionService.Resolution> resolutions(@RequestParam(defaultValue = "50") int limit) {
         return resolutions.recent(Math.min(limit, 500));
@@ -86,7 +96,8 @@ class RecoveryController {
     @PostMapping("/resolutions")
     ResolutionService.Resolution propose(@RequestBody ProposalRequest request) {
         return resolutions.propose(Caller.current().id(), new ResolutionService.Proposal(request.gtrid(), request.resource(),
-                request.rawId(), request.action(), request.reason(), request.override(), request.justification()));
+                request.rawId(), request.action(), request.reason(), Boolean.TRUE.equals(request.override()),
+                request.justification()));
     }
 
     @PostMapping("/resolutions/{id}/approve")

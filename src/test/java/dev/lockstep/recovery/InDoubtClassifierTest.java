@@ -85,6 +85,15 @@ class InDoubtClassifierTest {
     }
 
     @Test
+    void aHeuristicEventReportedEarlierMakesAnAnomaly() {
+        InDoubtClassifier.Facts facts = new InDoubtClassifier.Facts(SELF, Set.of(SELF), Map.of(), Map.of(),
+                Map.of("lockstep-9.tmg1", "HEUR_HAZARD"), Set.of("business-db", "workflow-db"), WINDOW, NOW);
+        InDoubtTransaction tx = classify(both("lockstep-9.tm", "g1", ago(10)), facts);
+        assertThat(tx.classification()).isEqualTo(InDoubtClass.ANOMALY);
+        assertThat(tx.evidence()).anyMatch(line -> line.contains("HEUR_HAZARD"));
+    }
+
+    @Test
     void aCommitDecisionAgainstARolledBackSiblingIsAnAnomaly() {
         InDoubtTransaction tx = classify(List.of(branch("workflow-db", SELF, "g1", ago(10))),
                 facts(Map.of(SELF + "g1", "COMMITTING"), Map.of(SELF + "g1", Map.of("business-db", "ROLLED_BACK"))));
@@ -107,7 +116,7 @@ class InDoubtClassifierTest {
     }
 
     private static InDoubtClassifier.Facts facts(Map<String, String> log, Map<String, Map<String, String>> prior) {
-        return new InDoubtClassifier.Facts(SELF, Set.of(SELF, OTHER), log, prior, Set.of("business-db", "workflow-db"),
+        return new InDoubtClassifier.Facts(SELF, Set.of(SELF, OTHER), log, prior, Map.of(), Set.of("business-db", "workflow-db"),
                 WINDOW, NOW);
     }
 

@@ -3,6 +3,9 @@ package dev.lockstep.recovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.atomikos.icatch.event.transaction.ParticipantHeuristicEvent;
+import com.atomikos.publish.EventPublisher;
+import com.atomikos.recovery.TxState;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
@@ -206,6 +209,19 @@ class InDoubtRecoveryTest {
             tamper(seq, original);
         }
         assertThat(api.get("audrey", "/api/recovery/audit/verify").json().get("intact").asBoolean()).isTrue();
+    }
+
+    @Test
+    void aHeuristicOutcomeReportedByAtomikosIsRecordedAndMakesItsTransactionAnAnomaly() throws Exception {
+        String gtrid = bothPrepared(SELF);
+        EventPublisher.INSTANCE.publish(new ParticipantHeuristicEvent(gtrid, "workflow-db branch", TxState.HEUR_MIXED));
+
+        assertThat(databases.business().queryForObject("select state from recovery_heuristic_event where gtrid = ?",
+                String.class, gtrid)).isEqualTo("HEUR_MIXED");
+        JsonNode tx = inDoubt(gtrid);
+        assertThat(tx.get("classification").asString()).isEqualTo("ANOMALY");
+        assertThat(tx.get("recommendation").asString()).isEqualTo("MANUAL");
+        assertThat(api.get("audrey", "/api/recovery/heuristics").json().findValuesAsString("gtrid")).contains(gtrid);
     }
 
     @Test

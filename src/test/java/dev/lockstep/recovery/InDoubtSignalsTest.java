@@ -59,7 +59,7 @@ class InDoubtSignalsTest {
 
     private static InDoubtClassifier.Facts facts(Map<String, Map<String, String>> prior) {
         return new InDoubtClassifier.Facts(InDoubtClassifierTest.SELF, Set.of(InDoubtClassifierTest.SELF), Map.of(), prior,
-                Set.of("business-db", "workflow-db"), Duration.ofMinutes(6), NOW);
+                Map.of(), Set.of("business-db", "workflow-db"), Duration.ofMinutes(6), NOW);
     }
 
     private static InDoubtMonitor.Snapshot snapshot(InDoubtTransaction... transactions) {
