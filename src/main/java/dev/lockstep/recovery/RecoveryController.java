@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -77,7 +78,7 @@ class RecoveryController {
 
     @GetMapping("/nodes")
     NodesView nodes() {
-        Map<String, Instant> heartbeats = new java.util.TreeMap<>();
+        Map<String, Instant> heartbeats = new TreeMap<>();
         nodes.nodes().forEach((name, heartbeat) -> heartbeats.put(name, heartbeat.orElse(null)));
         return new NodesView(nodes.selfTm(), nodes.liveNodes(), heartbeats);
     }

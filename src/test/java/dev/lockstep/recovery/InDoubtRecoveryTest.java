@@ -221,7 +221,7 @@ class InDoubtRecoveryTest {
         JsonNode tx = inDoubt(gtrid);
         assertThat(tx.get("classification").asString()).isEqualTo("ANOMALY");
         assertThat(tx.get("recommendation").asString()).isEqualTo("MANUAL");
-        assertThat(api.get("audrey", "/api/recovery/heuristics").json().findValuesAsString("gtrid")).contains(gtrid);
+        assertThat(api.get("dba1", "/api/recovery/heuristics").json().findValuesAsString("gtrid")).contains(gtrid);
     }
 
     @Test

@@ -91,14 +91,22 @@ class TwoNodeRecoveryTest {
                 "--lockstep.tm.default-timeout=5s",
                 "--lockstep.tm.max-timeout=10s",
                 "--lockstep.tm.recovery-delay=2s",
-                "--lockstep.recovery.heartbeat-interval=2s"));
+                "--lockstep.recovery.heartbeat-interval=2s",
+                // external mode has no demo users; nobody logs in to node 2 here, but one user must exist
+                "--lockstep.security.users[0].name=dba9",
+                "--lockstep.security.users[0].password={noop}" + UUID.randomUUID(),
+                "--lockstep.security.users[0].roles[0]=DBA"));
         for (String db : List.of("business", "workflow")) {
             var settings = db.equals("business") ? endpoints.business() : endpoints.workflow();
             command.add("--lockstep.db." + db + ".url=" + settings.url());
             command.add("--lockstep.db." + db + ".username=" + settings.username());
             command.add("--lockstep.db." + db + ".password=" + (settings.password() == null ? "" : settings.password()));
         }
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(home.resolve("node2.log").toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(home.resolve("node2.log").toFile());
+        // only what this test sets: nothing from the developer's shell
+        builder.environment().keySet().removeIf(name -> name.startsWith("LOCKSTEP_") || name.startsWith("SPRING_"));
+        return builder.start();
     }
 
     private String bothPrepared(PreparedBranches prepared, String tm) throws Exception {
