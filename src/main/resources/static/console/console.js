@@ -184,14 +184,29 @@
       el('td', { class: 'mono', title: entry.hash }, entry.hash.substring(0, 12) + '…'))));
   }
 
+  function renderMismatches(mismatches) {
+    document.getElementById('mismatch-count').textContent = mismatches.length;
+    const body = document.querySelector('#mismatches tbody');
+    if (unchanged(body, mismatches)) return;
+    body.replaceChildren(...mismatches.map(m => el('tr', { 'data-application': m.applicationId },
+      el('td', {}, '#' + m.applicationId),
+      el('td', {}, m.approvalStatus),
+      el('td', { class: 'mono' }, m.processInstanceId),
+      el('td', {}, m.engineState),
+      el('td', { class: 'error' }, m.problem),
+      el('td', {}, new Date(m.updatedAt).toLocaleString()))));
+  }
+
   async function refresh(scanNow) {
     try {
-      const [snapshot, resolutions, audit, verification] = await Promise.all([
+      const [snapshot, resolutions, audit, verification, mismatches] = await Promise.all([
         call('GET', '/in-doubt' + (scanNow ? '?refresh=true' : '')),
         call('GET', '/resolutions'),
         call('GET', '/audit?limit=50'),
-        call('GET', '/audit/verify')]);
+        call('GET', '/audit/verify'),
+        call('GET', '/mismatches')]);
       renderInDoubt(snapshot);
+      renderMismatches(mismatches);
       renderResolutions(resolutions);
       renderAudit(audit, verification);
     } catch (e) {

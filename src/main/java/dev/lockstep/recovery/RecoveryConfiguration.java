@@ -11,7 +11,10 @@ import dev.lockstep.xa.LockstepProperties;
 import dev.lockstep.xa.XaConfiguration;
 import dev.lockstep.xa.XaDataSourceFactory;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.activiti.engine.HistoryService;
+import org.activiti.engine.RuntimeService;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -88,6 +91,13 @@ public class RecoveryConfiguration {
                 store(DatabaseEndpoints.WORKFLOW_RESOURCE, "lockstep.db.workflow", endpoints.workflow(), factory));
         return new InDoubtMonitor(stores, nodes, new CoordinatorLog(), intents, heuristics, new JdbcTemplate(business),
                 properties, CLOCK, meters);
+    }
+
+    /** The settle time keeps a commit that is still between the two databases from being reported. */
+    @Bean
+    CrossDatabaseCheck crossDatabaseCheck(@Qualifier("recoveryBusinessDataSource") HikariDataSource business,
+            RuntimeService runtime, HistoryService history) {
+        return new CrossDatabaseCheck(new JdbcTemplate(business), runtime, history, Duration.ofSeconds(30), CLOCK);
     }
 
     @Bean

@@ -24,10 +24,12 @@ class RecoveryController {
     private final AuditTrail audit;
     private final NodeRegistry nodes;
     private final HeuristicEventRecorder heuristics;
+    private final CrossDatabaseCheck crossDatabase;
 
     RecoveryController(InDoubtMonitor monitor, ResolutionService resolutions, AuditTrail audit, NodeRegistry nodes,
-            HeuristicEventRecorder heuristics) {
+            HeuristicEventRecorder heuristics, CrossDatabaseCheck crossDatabase) {
         this.heuristics = heuristics;
+        this.crossDatabase = crossDatabase;
         this.monitor = monitor;
         this.resolutions = resolutions;
         this.audit = audit;
@@ -87,6 +89,12 @@ class RecoveryController {
     @GetMapping("/heuristics")
     List<Map<String, Object>> heuristics(@RequestParam(defaultValue = "50") int limit) {
         return heuristics.recent(Math.min(limit, 500));
+    }
+
+    /** Applications whose business status and process state disagree (checked now). */
+    @GetMapping("/mismatches")
+    List<CrossDatabaseCheck.Mismatch> mismatches() {
+        return crossDatabase.check();
     }
 
     @GetMapping("/resolutions")
