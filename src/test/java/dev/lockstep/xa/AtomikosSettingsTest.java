@@ -17,7 +17,7 @@ class AtomikosSettingsTest {
     Path home;
 
     @Test
-    void withoutAFileLockstepSetsIdentityLogTimeoutsAndNoCapOnActiveTransactions() {
+    void withoutAFileLockstepSetsIdentityLogTimeoutsHeuristicReportingAndNoCapOnActiveTransactions() {
         Properties atomikos = AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of(
                 "lockstep.tm.unique-name", "node-7.tm", "lockstep.tm.default-timeout", "20s")));
 
@@ -30,7 +30,8 @@ class AtomikosSettingsTest {
                 .containsEntry("com.atomikos.icatch.max_timeout", "300000")
                 .containsEntry("com.atomikos.icatch.recovery_delay", "10000")
                 .containsEntry("com.atomikos.icatch.max_actives", "-1")
-                .hasSize(8);
+                .containsEntry("com.atomikos.icatch.throw_on_heuristic", "true")
+                .hasSize(9);
     }
 
     @Test
