@@ -29,15 +29,18 @@ public class ApplicationLifecycle {
     private final ApprovalRecordRepository records;
     private final ApprovalProcess process;
     private final TaskSummaries summaries;
+    private final UseCaseJournal journal;
     private final Clock clock;
 
     public ApplicationLifecycle(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalRecordRepository records, ApprovalProcess process, TaskSummaries summaries, Clock clock) {
+            ApprovalRecordRepository records, ApprovalProcess process, TaskSummaries summaries, UseCaseJournal journal,
+            Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
         this.process = process;
         this.summaries = summaries;
+        this.journal = journal;
         this.clock = clock;
     }
 
@@ -54,8 +57,8 @@ public class ApplicationLifecycle {
     }
 
     /** Starts a new process lifecycle for a draft or a rejected application and binds it. */
-    public ApplicationView submit(long applicationId, Caller caller) {
-        TransactionLogContext.bind(Long.toString(applicationId));
+    public ApplicationView submit(long applicationId, Caller caller, String requestId) {
+        journal.enter("submit", applicationId, requestId, caller);
         Application application = ownApplication(applicationId, caller);
         Instant now = clock.instant();
         if (applications.beginSubmission(applicationId, caller.id(), application.getRowVersion(), now) == 0) {
@@ -74,8 +77,8 @@ public class ApplicationLifecycle {
     }
 
     /** The applicant takes a running application back, as long as no approver has decided on it yet. */
-    public ApplicationView withdraw(long applicationId, String reason, Caller caller) {
-        TransactionLogContext.bind(Long.toString(applicationId));
+    public ApplicationView withdraw(long applicationId, String reason, Caller caller, String requestId) {
+        journal.enter("withdraw", applicationId, requestId, caller);
         Application application = ownApplication(applicationId, caller);
         lockRunning(application);
         if (records.existsByApplicationIdAndLifecycleNo(applicationId, application.getLifecycleNo())) {
@@ -86,8 +89,8 @@ public class ApplicationLifecycle {
     }
 
     /** An admin stops a running application for good. */
-    public ApplicationView terminate(long applicationId, String reason, Caller caller) {
-        TransactionLogContext.bind(Long.toString(applicationId));
+    public ApplicationView terminate(long applicationId, String reason, Caller caller, String requestId) {
+        journal.enter("terminate", applicationId, requestId, caller);
         Application application = load(applicationId);
         lockRunning(application);
         return cancel(application, BindingStatus.TERMINATED, "Terminated by " + caller.id() + ": " + reason);

@@ -1,6 +1,5 @@
 package dev.lockstep.approval;
 
-import dev.lockstep.operations.TransactionLogContext;
 import dev.lockstep.security.Caller;
 import dev.lockstep.web.ApiException;
 import dev.lockstep.workflow.ApprovalProcess;
@@ -29,15 +28,18 @@ public class ApprovalTasks {
     private final ApprovalRecordRepository records;
     private final ApprovalProcess process;
     private final TaskSummaries summaries;
+    private final UseCaseJournal journal;
     private final Clock clock;
 
     public ApprovalTasks(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalRecordRepository records, ApprovalProcess process, TaskSummaries summaries, Clock clock) {
+            ApprovalRecordRepository records, ApprovalProcess process, TaskSummaries summaries, UseCaseJournal journal,
+            Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
         this.process = process;
         this.summaries = summaries;
+        this.journal = journal;
         this.clock = clock;
     }
 
@@ -51,6 +53,7 @@ public class ApprovalTasks {
     public TaskView claim(String taskId, Caller caller) {
         OpenTask task = offeredTask(taskId, caller);
         Application application = lockApplicationOf(task);
+        journal.enter("claim", application.getId(), null, caller);
         process.claim(taskId, caller.id());
         applications.updateTaskSummary(application.getId(), summaries.of(process.openTasks(task.processInstanceId())),
                 clock.instant());
@@ -60,6 +63,7 @@ public class ApprovalTasks {
     /** Decides a task; if that ends the process, the application takes the process's explicit outcome. */
     public ApplicationView complete(String taskId, DecisionRequest request, String requestId, Caller caller) {
         Application application = lockApplicationOf(offeredTask(taskId, caller));
+        journal.enter("complete", application.getId(), requestId, caller);
         // Re-read after the lock: a concurrent decision on the same task has committed by now.
         OpenTask task = offeredTask(taskId, caller);
         if (task.assignee() == null) {
@@ -105,7 +109,6 @@ public class ApprovalTasks {
     /** Serializes all decisions on one application (parallel tasks meet at a join) via its row lock. */
     private Application lockApplicationOf(OpenTask task) {
         long applicationId = Long.parseLong(process.businessKeyOf(task.processInstanceId()));
-        TransactionLogContext.bind(Long.toString(applicationId));
         if (applications.lockRunningStep(applicationId, task.processInstanceId(), clock.instant()) == 0) {
             throw ApiException.conflict("APPLICATION_NOT_RUNNING",
                     "Application " + applicationId + " is no longer being approved.");

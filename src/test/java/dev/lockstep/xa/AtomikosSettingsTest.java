@@ -17,7 +17,7 @@ class AtomikosSettingsTest {
     Path home;
 
     @Test
-    void withoutAFileLockstepSetsIdentityLogTimeoutsAndNoCapOnActiveTransactions() {
+    void withoutAFileLockstepSetsIdentityLogTimeoutsHeuristicReportingAndNoCapOnActiveTransactions() {
         Properties atomikos = AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of(
                 "lockstep.tm.unique-name", "node-7.tm", "lockstep.tm.default-timeout", "20s")));
 
