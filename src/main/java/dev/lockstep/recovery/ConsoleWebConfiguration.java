@@ -1,11 +1,13 @@
 package dev.lockstep.recovery;
 
+import dev.lockstep.xa.ConditionalOnXaMode;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.config.annotation.ViewControllerRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /** Serves the static DBA console (src/main/resources/static/console) at /console. */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnXaMode
 class ConsoleWebConfiguration implements WebMvcConfigurer {
 
     @Override

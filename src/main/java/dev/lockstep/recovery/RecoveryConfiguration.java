@@ -4,6 +4,7 @@ import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.publish.EventPublisher;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.lockstep.xa.ConditionalOnXaMode;
 import dev.lockstep.xa.DatabaseEndpoints;
 import dev.lockstep.xa.DatabaseSettings;
 import dev.lockstep.xa.DatabaseVendor;
@@ -11,11 +12,11 @@ import dev.lockstep.xa.LockstepProperties;
 import dev.lockstep.xa.XaConfiguration;
 import dev.lockstep.xa.XaDataSourceFactory;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.activiti.engine.HistoryService;
-import org.activiti.engine.RuntimeService;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import org.activiti.engine.HistoryService;
+import org.activiti.engine.RuntimeService;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -26,9 +27,11 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 /**
  * The in-doubt monitor. Everything here talks to the databases over plain, non-XA connections:
  * the monitor must see prepared branches from outside, and its own writes (heartbeats, intents,
- * audit) must never become part of the transactions it watches.
+ * audit) must never become part of the transactions it watches. XA modes only: the single-database
+ * mode has no prepared transactions to watch.
  */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnXaMode
 @EnableScheduling
 @EnableConfigurationProperties(RecoveryProperties.class)
 public class RecoveryConfiguration {

@@ -1,6 +1,7 @@
 package dev.lockstep.recovery;
 
 import dev.lockstep.security.Caller;
+import dev.lockstep.xa.ConditionalOnXaMode;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 /** The DBA's REST surface; the console at {@code /console} is a client of exactly this. */
 @RestController
+@ConditionalOnXaMode
 @RequestMapping("/api/recovery")
 class RecoveryController {
 
