@@ -13,6 +13,7 @@ import org.activiti.engine.TaskService;
 import org.activiti.engine.history.HistoricVariableInstance;
 import org.activiti.engine.repository.ProcessDefinition;
 import org.activiti.engine.runtime.ProcessInstance;
+import org.activiti.engine.task.DelegationState;
 import org.activiti.engine.task.IdentityLink;
 import org.activiti.engine.task.IdentityLinkType;
 import org.activiti.engine.task.Task;
@@ -64,12 +65,6 @@ public class ApprovalProcess {
         return history.createHistoricTaskInstanceQuery().taskId(taskId).finished().count() > 0;
     }
 
-    /** The caller's todo: tasks assigned to them or offered to one of their groups, newest first. */
-    public List<OpenTask> todo(String userId, List<String> groups, int first, int max) {
-        return tasks.createTaskQuery().taskCandidateOrAssigned(userId, groups).orderByTaskCreateTime().desc()
-                .listPage(first, max).stream().map(this::describe).toList();
-    }
-
     public String businessKeyOf(String processInstanceId) {
         ProcessInstance instance = runtime.createProcessInstanceQuery().processInstanceId(processInstanceId).singleResult();
         if (instance != null) {
@@ -80,6 +75,20 @@ public class ApprovalProcess {
 
     public void claim(String taskId, String userId) {
         tasks.claim(taskId, userId);
+    }
+
+    /** 委派: the delegate works on the task, the caller stays its owner and gets it back on resolve. */
+    public void delegate(String taskId, String userId) {
+        tasks.delegateTask(taskId, userId);
+    }
+
+    public void resolve(String taskId) {
+        tasks.resolveTask(taskId);
+    }
+
+    /** 转办: the task simply changes hands. */
+    public void transfer(String taskId, String userId) {
+        tasks.setAssignee(taskId, userId);
     }
 
     public void complete(String taskId, String decision) {
@@ -109,7 +118,8 @@ public class ApprovalProcess {
                         .map(IdentityLink::getGroupId)
                         .toList();
         return new OpenTask(task.getId(), task.getName(), task.getTaskDefinitionKey(), task.getProcessInstanceId(),
-                task.getAssignee(), candidateGroups, toInstant(task.getCreateTime()));
+                task.getAssignee(), task.getOwner(), task.getDelegationState() == DelegationState.PENDING, candidateGroups,
+                toInstant(task.getCreateTime()));
     }
 
     private static Instant toInstant(Date date) {
@@ -119,8 +129,9 @@ public class ApprovalProcess {
     public record StartedProcess(String processInstanceId, String processDefinitionId, int processDefinitionVersion) {
     }
 
+    /** {@code delegated}: handed to its assignee by its owner and not yet resolved back. */
     public record OpenTask(String id, String name, String taskDefinitionKey, String processInstanceId, String assignee,
-            List<String> candidateGroups, Instant createdAt) {
+            String owner, boolean delegated, List<String> candidateGroups, Instant createdAt) {
 
         /** The user may act on it now: assigned to them, or unclaimed and offered to one of their groups. */
         public boolean offeredTo(String userId, Collection<String> groups) {

@@ -1,10 +1,15 @@
 package dev.lockstep.workflow;
 
+import dev.lockstep.todo.TaskProjectionListener;
 import java.io.IOException;
+import java.util.List;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import dev.lockstep.xa.DatabaseEndpoints;
 import dev.lockstep.xa.XaConfiguration;
 import org.activiti.engine.HistoryService;
+import org.activiti.engine.delegate.event.ActivitiEventListener;
+import org.activiti.engine.delegate.event.ActivitiEventType;
 import org.activiti.engine.ProcessEngine;
 import org.activiti.engine.RepositoryService;
 import org.activiti.engine.RuntimeService;
@@ -38,7 +43,8 @@ public class WorkflowEngineConfiguration {
 
     @Bean
     SpringProcessEngineConfiguration processEngineConfiguration(@Qualifier("workflowDataSource") DataSource workflowDataSource,
-            JtaTransactionManager transactionManager, WorkflowSchema schema) throws IOException {
+            JtaTransactionManager transactionManager, WorkflowSchema schema, TaskProjectionListener taskProjection)
+            throws IOException {
         SpringProcessEngineConfiguration configuration = new SpringProcessEngineConfiguration();
         configuration.setDataSource(workflowDataSource);
         configuration.setTransactionManager(transactionManager);
@@ -51,6 +57,9 @@ public class WorkflowEngineConfiguration {
         configuration.setDeploymentName("lockstep");
         configuration.setDeploymentResources(
                 new PathMatchingResourcePatternResolver().getResources("classpath*:processes/*.bpmn20.xml"));
+        // Runs inside each engine command, so the todo projection commits with the task change.
+        configuration.setTypedEventListeners(TaskProjectionListener.EVENTS.stream().collect(Collectors.toMap(
+                ActivitiEventType::name, type -> List.<ActivitiEventListener>of(taskProjection))));
         return configuration;
     }
 
