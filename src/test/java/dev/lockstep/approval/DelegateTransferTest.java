@@ -126,6 +126,21 @@ class DelegateTransferTest {
     }
 
     @Test
+    void aRetriedDelegationIsReplayedNotRepeated() {
+        String task = openTaskId(db, submit(api, createDraft(api, "LOW", false)), "managerApproval");
+        String key = key();
+
+        Api.Response first = api.post("bob", "/api/tasks/" + task + "/delegate", "{\"userId\":\"carol\"}", key);
+        Api.Response retry = api.post("bob", "/api/tasks/" + task + "/delegate", "{\"userId\":\"carol\"}", key);
+
+        assertThat(first.status()).as(first.toString()).isEqualTo(200);
+        assertThat(retry.status()).isEqualTo(200);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(handovers(task)).hasSize(1);
+        assertThat(engineTask(task)).containsEntry("owner_", "bob").containsEntry("assignee_", "carol");
+    }
+
+    @Test
     void aFailedTransferLeavesEngineRecordsAndProjectionUntouched() {
         String processInstanceId = submit(api, createDraft(api, "LOW", false));
         String task = openTaskId(db, processInstanceId, "managerApproval");

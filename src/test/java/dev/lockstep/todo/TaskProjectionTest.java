@@ -149,6 +149,22 @@ class TaskProjectionTest {
         assertProjectionEqualsRebuild(api, db);
     }
 
+    @Test
+    void aFailedSubmissionLeavesNoProjectionRowAlthoughTheListenerHadWrittenOne() {
+        long id = createDraft(api, "LOW", false);
+        List<Map<String, Object>> before = allRows(db);
+        faults.failAfter("approvalProcess", "start");
+
+        Api.Response response = api.post("alice", "/api/applications/" + id + "/submit", null, dev.lockstep.approval.ApiFlows.key());
+
+        assertThat(response.status()).isEqualTo(500);
+        assertThat(allRows(db)).isEqualTo(before);
+        assertThat(db.business().queryForObject("select count(*) from task_projection where application_id = ?", Integer.class, id))
+                .isZero();
+        assertThat(db.engineRowsForBusinessKey(id)).isZero();
+        assertThat(db.preparedTransactions()).isEmpty();
+    }
+
     /** The projected end is the engine's recorded end of the task, not a time of its own. */
     private void assertEndedWhenHistorySays(String taskId) {
         Timestamp end = db.workflow().queryForObject("select end_time_ from act_hi_taskinst where id_ = ?", Timestamp.class, taskId);
