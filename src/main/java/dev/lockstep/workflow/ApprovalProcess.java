@@ -1,8 +1,10 @@
 package dev.lockstep.workflow;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Date;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,6 +30,7 @@ import org.springframework.stereotype.Component;
 public class ApprovalProcess {
 
     public static final String PROCESS_KEY = "applicationApproval";
+    public static final String COUNTERSIGN_PROCESS_KEY = "countersignApproval";
     public static final String OUTCOME = "outcome";
     public static final String DECISION = "decision";
 
@@ -43,10 +46,25 @@ public class ApprovalProcess {
         this.repository = repository;
     }
 
-    /** Starts a run for one application; only what the gateways need goes into process variables. */
-    public StartedProcess start(String businessKey, String applicantId, boolean sensitive, String riskLevel) {
-        ProcessInstance instance = runtime.startProcessInstanceByKey(PROCESS_KEY, businessKey,
-                Map.of("applicantId", applicantId, "sensitive", sensitive, "riskLevel", riskLevel));
+    /**
+     * Starts a run for one application: the countersign process when the application names signers,
+     * else the standard chain. Only what the gateways need goes into process variables.
+     */
+    public StartedProcess start(String businessKey, String applicantId, boolean sensitive, String riskLevel,
+            Countersign countersign) {
+        Map<String, Object> variables = new HashMap<>(Map.of("applicantId", applicantId, "sensitive", sensitive,
+                "riskLevel", riskLevel));
+        if (countersign != null) {
+            variables.put(CountersignRule.SIGNERS, new ArrayList<>(countersign.signers()));
+            variables.put(CountersignRule.POLICY, countersign.policy().name());
+            if (countersign.ratio() != null) {
+                variables.put(CountersignRule.RATIO, countersign.ratio().toPlainString());
+            }
+            variables.put(CountersignRule.APPROVALS, 0);
+            variables.put(CountersignRule.REJECTIONS, 0);
+        }
+        ProcessInstance instance = runtime.startProcessInstanceByKey(countersign == null ? PROCESS_KEY : COUNTERSIGN_PROCESS_KEY,
+                businessKey, variables);
         ProcessDefinition definition = repository.getProcessDefinition(instance.getProcessDefinitionId());
         return new StartedProcess(instance.getId(), definition.getId(), definition.getVersion());
     }
