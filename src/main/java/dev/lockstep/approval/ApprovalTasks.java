@@ -10,6 +10,7 @@ import dev.lockstep.workflow.ApprovalProcess;
 import dev.lockstep.workflow.ApprovalProcess.OpenTask;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Optional;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -111,6 +112,67 @@ public class ApprovalTasks {
         refuseSelf(request, caller);
         process.transfer(taskId, request.userId());
         return handedOver(held, Kind.TRANSFER, held.task().assignee(), request.userId(), request.comment(), requestId, caller);
+    }
+
+    /** 加签: one more signer on the running countersign step, with their own task. */
+    public ApplicationView addSigner(long applicationId, HandoverRequest request, String requestId, Caller caller) {
+        Application application = lockUndecidedCountersign(applicationId, caller);
+        String processInstanceId = application.getProcessInstanceId();
+        if (process.signers(processInstanceId).contains(request.userId())) {
+            throw ApiException.conflict("ALREADY_A_SIGNER", request.userId() + " already signs application " + applicationId + ".");
+        }
+        process.addSigner(processInstanceId, request.userId());
+        OpenTask added = signerTask(processInstanceId, request.userId()).orElseThrow();
+        return signersChanged(application, added, Kind.ADD_SIGNER, null, request.userId(), request.comment(), requestId, caller);
+    }
+
+    /** 减签: an outstanding signer is taken off; if that decides the step, the application takes the outcome. */
+    public ApplicationView removeSigner(long applicationId, HandoverRequest request, String requestId, Caller caller) {
+        Application application = lockUndecidedCountersign(applicationId, caller);
+        String processInstanceId = application.getProcessInstanceId();
+        OpenTask removed = signerTask(processInstanceId, request.userId()).orElseThrow(() -> ApiException.conflict(
+                "NOT_AN_OUTSTANDING_SIGNER", request.userId() + " has no open countersign task on application " + applicationId + "."));
+        if (process.signers(processInstanceId).size() == 1) {
+            throw ApiException.conflict("LAST_SIGNER", "The last signer cannot be removed; terminate or withdraw instead.");
+        }
+        process.removeSigner(processInstanceId, request.userId(), "Signer " + request.userId() + " removed by " + caller.id());
+        return signersChanged(application, removed, Kind.REMOVE_SIGNER, request.userId(), null, request.comment(), requestId, caller);
+    }
+
+    private ApplicationView signersChanged(Application application, OpenTask task, Kind kind, String from, String to,
+            String comment, String requestId, Caller caller) {
+        Instant now = clock.instant();
+        handovers.saveAndFlush(TaskHandover.of(application.getId(), task.processInstanceId(), task.id(), kind, from, to, comment,
+                caller.id(), requestId, now));
+        if (process.isRunning(task.processInstanceId())) {
+            refreshSummary(new Held(application, task), now);
+        } else {
+            closeWithOutcome(application, task.processInstanceId(), now);
+        }
+        return ApplicationView.of(applications.findById(application.getId()).orElseThrow());
+    }
+
+    /** Locks a countersign application whose step is still open; only its outstanding signers or an admin change signers. */
+    private Application lockUndecidedCountersign(long applicationId, Caller caller) {
+        Application application = applications.findById(applicationId).orElseThrow(() -> ApiException.notFound(
+                "APPLICATION_NOT_FOUND", "There is no application " + applicationId + "."));
+        if (application.getCountersign() == null) {
+            throw ApiException.conflict("NOT_A_COUNTERSIGN", "Application " + applicationId + " has no countersign step.");
+        }
+        if (applications.lockRunningStep(applicationId, application.getProcessInstanceId(), clock.instant()) == 0) {
+            throw ApiException.conflict("COUNTERSIGN_DECIDED", "The countersign of application " + applicationId
+                    + " is already decided; signers can no longer change.");
+        }
+        if (!caller.hasRole(Roles.ADMIN) && signerTask(application.getProcessInstanceId(), caller.id()).isEmpty()) {
+            throw ApiException.forbidden("NOT_A_SIGNER", "Only an outstanding signer or an administrator changes the signers.");
+        }
+        return applications.findById(applicationId).orElseThrow();
+    }
+
+    private Optional<OpenTask> signerTask(String processInstanceId, String userId) {
+        return process.openTasks(processInstanceId).stream()
+                .filter(task -> ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey()) && userId.equals(task.assignee()))
+                .findFirst();
     }
 
     private TaskView handedOver(Held held, Kind kind, String from, String to, String comment, String requestId, Caller caller) {

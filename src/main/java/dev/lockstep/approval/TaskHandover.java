@@ -9,12 +9,12 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import java.time.Instant;
 
-/** One delegation, resolution or transfer of a task: who handed it from whom to whom, and why. */
+/** One delegation, resolution or transfer of a task, or one signer added or removed: who, from whom to whom, and why. */
 @Entity
 @Table(name = "task_handover")
 public class TaskHandover {
 
-    public enum Kind { DELEGATE, RESOLVE, TRANSFER }
+    public enum Kind { DELEGATE, RESOLVE, TRANSFER, ADD_SIGNER, REMOVE_SIGNER }
 
     @Id
     @GeneratedValue(strategy = GenerationType.IDENTITY)

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.activiti.engine.HistoryService;
+import org.activiti.engine.ManagementService;
 import org.activiti.engine.RepositoryService;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.TaskService;
@@ -31,6 +32,7 @@ public class ApprovalProcess {
 
     public static final String PROCESS_KEY = "applicationApproval";
     public static final String COUNTERSIGN_PROCESS_KEY = "countersignApproval";
+    public static final String COUNTERSIGN_TASK = CountersignStep.ACTIVITY_ID;
     public static final String OUTCOME = "outcome";
     public static final String DECISION = "decision";
 
@@ -38,12 +40,17 @@ public class ApprovalProcess {
     private final TaskService tasks;
     private final HistoryService history;
     private final RepositoryService repository;
+    private final ManagementService management;
+    private final CountersignRule countersignRule;
 
-    public ApprovalProcess(RuntimeService runtime, TaskService tasks, HistoryService history, RepositoryService repository) {
+    public ApprovalProcess(RuntimeService runtime, TaskService tasks, HistoryService history, RepositoryService repository,
+            ManagementService management, CountersignRule countersignRule) {
         this.runtime = runtime;
         this.tasks = tasks;
         this.history = history;
         this.repository = repository;
+        this.management = management;
+        this.countersignRule = countersignRule;
     }
 
     /**
@@ -107,6 +114,21 @@ public class ApprovalProcess {
     /** 转办: the task simply changes hands. */
     public void transfer(String taskId, String userId) {
         tasks.setAssignee(taskId, userId);
+    }
+
+    /** 加签 on the running countersign step (custom engine command, joins the caller's transaction). */
+    public void addSigner(String processInstanceId, String userId) {
+        management.executeCommand(new AddSignerCmd(processInstanceId, userId));
+    }
+
+    /** 减签 of an outstanding signer; may decide the step by the policy and so end the process. */
+    public void removeSigner(String processInstanceId, String userId, String reason) {
+        management.executeCommand(new RemoveSignerCmd(processInstanceId, userId, reason, countersignRule));
+    }
+
+    @SuppressWarnings("unchecked")
+    public List<String> signers(String processInstanceId) {
+        return (List<String>) runtime.getVariable(processInstanceId, CountersignRule.SIGNERS);
     }
 
     public void complete(String taskId, String decision) {

@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 import dev.lockstep.xa.DatabaseEndpoints;
 import dev.lockstep.xa.XaConfiguration;
 import org.activiti.engine.HistoryService;
+import org.activiti.engine.ManagementService;
 import org.activiti.engine.delegate.event.ActivitiEventListener;
 import org.activiti.engine.delegate.event.ActivitiEventType;
 import org.activiti.engine.ProcessEngine;
@@ -83,6 +84,11 @@ public class WorkflowEngineConfiguration {
     @Bean
     HistoryService historyService(ProcessEngine engine) {
         return engine.getHistoryService();
+    }
+
+    @Bean
+    ManagementService managementService(ProcessEngine engine) {
+        return engine.getManagementService();
     }
 
     @Bean

@@ -7,10 +7,12 @@ import static dev.lockstep.todo.ProjectionAssertions.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.Api;
+import dev.lockstep.support.InjectedFaults;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -24,6 +26,13 @@ class CountersignTest {
     Api api;
     @Autowired
     TestDatabases db;
+    @Autowired
+    InjectedFaults faults;
+
+    @AfterEach
+    void disarm() {
+        faults.disarmAll();
+    }
 
     @Test
     void oneVetoRejectsAtOnceAndClosesTheOutstandingSigners() {
@@ -102,12 +111,89 @@ class CountersignTest {
     }
 
     @Test
+    void anAddedSignerGetsATaskRaisesTheInstanceCountsAndMustSignToo() {
+        long id = createCountersign("\"ALL\"", null);
+        String processInstanceId = submit(api, id);
+        Map<String, String> tasks = signerTasks(processInstanceId);
+        assertThat(addSigner("alice", id, "frank").json().get("code").asString()).isEqualTo("NOT_A_SIGNER");
+        assertThat(addSigner("bob", id, "carol").json().get("code").asString()).isEqualTo("ALREADY_A_SIGNER");
+
+        Api.Response added = addSigner("bob", id, "frank");
+
+        assertThat(added.status()).as(added.toString()).isEqualTo(200);
+        String frank = signerTasks(processInstanceId).get("frank");
+        assertThat(frank).isNotNull();
+        assertThat(loopVariable(processInstanceId, "nrOfInstances")).isEqualTo("4");
+        assertThat(loopVariable(processInstanceId, "nrOfActiveInstances")).isEqualTo("4");
+        assertThat(row(db, frank)).containsEntry("state", "OPEN").containsEntry("assignee", "frank");
+        assertThat(db.business().queryForList("select kind, to_user, acted_by from task_handover where task_id = ?", frank))
+                .containsExactly(Map.of("kind", "ADD_SIGNER", "to_user", "frank", "acted_by", "bob"));
+        tasks.forEach((signer, task) -> assertThat(complete(api, signer, task, "APPROVE").status()).isEqualTo(200));
+        assertThat(status(id)).as("frank has not signed yet").isEqualTo("APPROVING");
+        assertThat(complete(api, "frank", frank, "APPROVE").status()).isEqualTo(200);
+        assertThat(status(id)).isEqualTo("APPROVED");
+        assertNoExecutionsLeft(processInstanceId);
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    @Test
+    void removingASignerLowersTheCountsAndRemovingTheLastOutstandingOneDecidesTheStep() {
+        long id = createCountersign("\"ONE_VETO\"", null);
+        String processInstanceId = submit(api, id);
+        Map<String, String> tasks = signerTasks(processInstanceId);
+
+        assertThat(removeSigner("erin", id, "carol").status()).isEqualTo(200);
+        assertThat(loopVariable(processInstanceId, "nrOfInstances")).isEqualTo("2");
+        assertThat(loopVariable(processInstanceId, "nrOfActiveInstances")).isEqualTo("2");
+        assertThat(row(db, tasks.get("carol"))).containsEntry("state", "CANCELED").containsEntry("end_reason", "Signer carol removed by erin");
+        assertThat(removeSigner("erin", id, "carol").json().get("code").asString()).isEqualTo("NOT_AN_OUTSTANDING_SIGNER");
+        assertThat(status(id)).isEqualTo("APPROVING");
+
+        assertThat(complete(api, "bob", tasks.get("bob"), "APPROVE").status()).isEqualTo(200);
+        Api.Response byFinishedSigner = removeSigner("bob", id, "dave");
+        assertThat(byFinishedSigner.status()).as("bob has no open task left").isEqualTo(403);
+        Api.Response decided = removeSigner("erin", id, "dave");
+
+        assertThat(decided.status()).as(decided.toString()).isEqualTo(200);
+        assertThat(decided.json().get("approvalStatus").asString()).as("bob, the only remaining signer, approved").isEqualTo("APPROVED");
+        assertNoExecutionsLeft(processInstanceId);
+        assertThat(row(db, tasks.get("dave"))).containsEntry("state", "CANCELED");
+        assertThat(addSigner("erin", id, "frank").json().get("code").asString()).isEqualTo("COUNTERSIGN_DECIDED");
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    @Test
+    void aFailedAddSignerLeavesEngineRecordsAndProjectionUntouched() {
+        long id = createCountersign("\"ALL\"", null);
+        String processInstanceId = submit(api, id);
+        List<Map<String, Object>> projection = dev.lockstep.todo.ProjectionAssertions.allRows(db);
+        faults.failAfter("approvalProcess", "addSigner");
+
+        assertThat(addSigner("bob", id, "frank").status()).isEqualTo(500);
+
+        assertThat(signerTasks(processInstanceId)).containsOnlyKeys("bob", "carol", "dave");
+        assertThat(loopVariable(processInstanceId, "nrOfInstances")).isEqualTo("3");
+        assertThat(dev.lockstep.todo.ProjectionAssertions.allRows(db)).isEqualTo(projection);
+        assertThat(db.business().queryForObject("select count(*) from task_handover where application_id = ?", Integer.class, id)).isZero();
+        assertThat(db.preparedTransactions()).isEmpty();
+    }
+
+    @Test
     void aCountersignNeedsARatioExactlyForTheRatioPolicy() {
         Api.Response missing = api.post("alice", "/api/applications", body("\"RATIO\"", null));
         assertThat(missing.status()).isEqualTo(400);
         assertThat(missing.json().get("code").asString()).isEqualTo("INVALID_COUNTERSIGN");
         Api.Response extra = api.post("alice", "/api/applications", body("\"ALL\"", "0.50"));
         assertThat(extra.json().get("code").asString()).isEqualTo("INVALID_COUNTERSIGN");
+    }
+
+    private Api.Response addSigner(String user, long id, String signer) {
+        return api.post(user, "/api/applications/" + id + "/countersign/signers", "{\"userId\":\"" + signer + "\"}", ApiFlows.key());
+    }
+
+    private Api.Response removeSigner(String user, long id, String signer) {
+        return api.post(user, "/api/applications/" + id + "/countersign/signers/remove", "{\"userId\":\"" + signer + "\"}",
+                ApiFlows.key());
     }
 
     private long createCountersign(String policy, String ratio) {
