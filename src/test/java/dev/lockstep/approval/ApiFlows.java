@@ -4,7 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.Api;
 import dev.lockstep.support.TestDatabases;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /** Small request recipes the approval and todo tests share. */
 public final class ApiFlows {
@@ -38,6 +44,26 @@ public final class ApiFlows {
 
     public static Api.Response complete(Api api, String user, String taskId, String decision) {
         return api.post(user, "/api/tasks/" + taskId + "/complete", "{\"decision\":\"" + decision + "\"}", key());
+    }
+
+    /** Runs both requests at the same moment on two real threads and returns both responses. */
+    public static List<Api.Response> race(Callable<Api.Response> one, Callable<Api.Response> other) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            Future<Api.Response> first = threads.submit(() -> {
+                start.await();
+                return one.call();
+            });
+            Future<Api.Response> second = threads.submit(() -> {
+                start.await();
+                return other.call();
+            });
+            start.countDown();
+            return List.of(first.get(), second.get());
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     public static String key() {

@@ -179,6 +179,23 @@ class CountersignTest {
     }
 
     @Test
+    void twoVetoesAtOnceGiveOneDecisionAndOne409() throws Exception {
+        long id = createCountersign("\"ONE_VETO\"", null);
+        String processInstanceId = submit(api, id);
+        Map<String, String> tasks = signerTasks(processInstanceId);
+
+        List<Api.Response> responses = ApiFlows.race(() -> complete(api, "bob", tasks.get("bob"), "REJECT"),
+                () -> complete(api, "carol", tasks.get("carol"), "REJECT"));
+
+        assertThat(responses).extracting(Api.Response::status).containsExactlyInAnyOrder(200, 409);
+        assertThat(status(id)).isEqualTo("REJECTED");
+        assertThat(db.business().queryForObject("select count(*) from approval_record where application_id = ?", Integer.class, id))
+                .isEqualTo(1);
+        assertNoExecutionsLeft(processInstanceId);
+        assertThat(db.preparedTransactions()).isEmpty();
+    }
+
+    @Test
     void aCountersignNeedsARatioExactlyForTheRatioPolicy() {
         Api.Response missing = api.post("alice", "/api/applications", body("\"RATIO\"", null));
         assertThat(missing.status()).isEqualTo(400);

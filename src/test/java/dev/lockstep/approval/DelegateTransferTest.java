@@ -3,6 +3,7 @@ package dev.lockstep.approval;
 import static dev.lockstep.approval.ApiFlows.complete;
 import static dev.lockstep.approval.ApiFlows.createDraft;
 import static dev.lockstep.approval.ApiFlows.key;
+import static dev.lockstep.approval.ApiFlows.race;
 import static dev.lockstep.approval.ApiFlows.openTaskId;
 import static dev.lockstep.approval.ApiFlows.submit;
 import static dev.lockstep.todo.ProjectionAssertions.allRows;
@@ -16,10 +17,6 @@ import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -169,25 +166,5 @@ class DelegateTransferTest {
         Api.Response response = api.get(user, "/api/tasks?size=100");
         assertThat(response.status()).as(response.toString()).isEqualTo(200);
         return response.json().get("items").valueStream().map(item -> item.get("id").asString()).toList();
-    }
-
-    private static List<Api.Response> race(java.util.concurrent.Callable<Api.Response> one,
-            java.util.concurrent.Callable<Api.Response> other) throws Exception {
-        ExecutorService threads = Executors.newFixedThreadPool(2);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            Future<Api.Response> first = threads.submit(() -> {
-                start.await();
-                return one.call();
-            });
-            Future<Api.Response> second = threads.submit(() -> {
-                start.await();
-                return other.call();
-            });
-            start.countDown();
-            return List.of(first.get(), second.get());
-        } finally {
-            threads.shutdownNow();
-        }
     }
 }
