@@ -39,7 +39,7 @@ public class AdminController {
         return commands.executeIfKeyed(
                 new CommandRequest(idempotencyKey, "TERMINATE", Application.BUSINESS_TYPE, Long.toString(id), caller.id(), request),
                 () -> {
-                    ApplicationView terminated = lifecycle.terminate(id, request.reason(), caller);
+                    ApplicationView terminated = lifecycle.terminate(id, request.reason(), caller, idempotencyKey);
                     return new CommandOutcome(HttpStatus.OK, terminated, null, terminated.processInstanceId(), "CANCELED");
                 });
     }

@@ -68,7 +68,7 @@ public class ApplicationController {
         return commands.execute(
                 new CommandRequest(idempotencyKey, "SUBMIT", Application.BUSINESS_TYPE, Long.toString(id), caller.id(), null),
                 () -> {
-                    ApplicationView submitted = lifecycle.submit(id, caller);
+                    ApplicationView submitted = lifecycle.submit(id, caller, idempotencyKey);
                     return new CommandOutcome(HttpStatus.OK, submitted, null, submitted.processInstanceId(),
                             submitted.approvalStatus().name());
                 });
@@ -81,7 +81,7 @@ public class ApplicationController {
         return commands.executeIfKeyed(
                 new CommandRequest(idempotencyKey, "WITHDRAW", Application.BUSINESS_TYPE, Long.toString(id), caller.id(), request),
                 () -> {
-                    ApplicationView withdrawn = lifecycle.withdraw(id, request.reason(), caller);
+                    ApplicationView withdrawn = lifecycle.withdraw(id, request.reason(), caller, idempotencyKey);
                     return new CommandOutcome(HttpStatus.OK, withdrawn, null, withdrawn.processInstanceId(), "CANCELED");
                 });
     }

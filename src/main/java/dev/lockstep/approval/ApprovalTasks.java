@@ -11,6 +11,8 @@ import dev.lockstep.workflow.ApprovalProcess.OpenTask;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -23,6 +25,8 @@ import org.springframework.transaction.annotation.Transactional;
 @Transactional(rollbackFor = Exception.class)
 public class ApprovalTasks {
 
+    private static final Logger log = LoggerFactory.getLogger(ApprovalTasks.class);
+
     private final ApplicationRepository applications;
     private final BusinessProcessBindingRepository bindings;
     private final ApprovalRecordRepository records;
@@ -30,11 +34,12 @@ public class ApprovalTasks {
     private final ApprovalProcess process;
     private final TaskProjection projection;
     private final TaskSummaries summaries;
+    private final UseCaseJournal journal;
     private final Clock clock;
 
     public ApprovalTasks(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
             ApprovalRecordRepository records, TaskHandoverRepository handovers, ApprovalProcess process,
-            TaskProjection projection, TaskSummaries summaries, Clock clock) {
+            TaskProjection projection, TaskSummaries summaries, UseCaseJournal journal, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
@@ -42,11 +47,13 @@ public class ApprovalTasks {
         this.process = process;
         this.projection = projection;
         this.summaries = summaries;
+        this.journal = journal;
         this.clock = clock;
     }
 
     public TaskView claim(String taskId, Caller caller) {
         Held held = holdOffered(taskId, caller);
+        journal.enter("claim", held.application().getId(), null, caller);
         if (held.task().assignee() == null) {
             process.claim(taskId, caller.id());
         }
@@ -57,6 +64,7 @@ public class ApprovalTasks {
     /** Decides a task; if that ends the process, the application takes the process's explicit outcome. */
     public ApplicationView complete(String taskId, DecisionRequest request, String requestId, Caller caller) {
         Held held = holdOffered(taskId, caller);
+        journal.enter("complete", held.application().getId(), requestId, caller);
         OpenTask task = held.task();
         if (task.delegated()) {
             throw ApiException.conflict("TASK_DELEGATED", "Task " + taskId + " is delegated to " + task.assignee()
@@ -71,6 +79,8 @@ public class ApprovalTasks {
         records.saveAndFlush(ApprovalRecord.of(application.getId(), application.getLifecycleNo(), task.processInstanceId(),
                 task.id(), task.taskDefinitionKey(), task.name(), request.decision(), request.comment(), caller.id(),
                 requestId, now));
+        log.info("{} decided {} on task {} ({}) of application {}", caller.id(), request.decision(), task.id(),
+                task.taskDefinitionKey(), application.getId());
         if (process.isRunning(task.processInstanceId())) {
             refreshSummary(held, now);
         } else {
@@ -82,6 +92,7 @@ public class ApprovalTasks {
     /** 委派: the delegate works on the task; the caller stays its owner and decides after it is resolved back. */
     public TaskView delegate(String taskId, HandoverRequest request, String requestId, Caller caller) {
         Held held = holdOffered(taskId, caller);
+        journal.enter("delegate", held.application().getId(), requestId, caller);
         refuseDelegated(held.task());
         refuseSelf(request, caller);
         if (held.task().assignee() == null) {
@@ -94,6 +105,7 @@ public class ApprovalTasks {
     /** The delegate hands the task back to its owner. */
     public TaskView resolve(String taskId, CommentRequest request, String requestId, Caller caller) {
         Held held = hold(taskId);
+        journal.enter("resolve", held.application().getId(), requestId, caller);
         OpenTask task = held.task();
         if (!caller.id().equals(task.assignee())) {
             throw ApiException.forbidden("NOT_THE_ASSIGNEE", "Task " + taskId + " is not assigned to you.");
@@ -108,6 +120,7 @@ public class ApprovalTasks {
     /** 转办: the task changes hands. Its holder may transfer it; an administrator may transfer any open task. */
     public TaskView transfer(String taskId, HandoverRequest request, String requestId, Caller caller) {
         Held held = caller.hasRole(Roles.ADMIN) ? hold(taskId) : holdOffered(taskId, caller);
+        journal.enter("transfer", held.application().getId(), requestId, caller);
         refuseDelegated(held.task());
         refuseSelf(request, caller);
         process.transfer(taskId, request.userId());
@@ -117,6 +130,7 @@ public class ApprovalTasks {
     /** 加签: one more signer on the running countersign step, with their own task. */
     public ApplicationView addSigner(long applicationId, HandoverRequest request, String requestId, Caller caller) {
         Application application = lockUndecidedCountersign(applicationId, caller);
+        journal.enter("addSigner", applicationId, requestId, caller);
         String processInstanceId = application.getProcessInstanceId();
         if (process.signers(processInstanceId).contains(request.userId())) {
             throw ApiException.conflict("ALREADY_A_SIGNER", request.userId() + " already signs application " + applicationId + ".");
@@ -129,6 +143,7 @@ public class ApprovalTasks {
     /** 减签: an outstanding signer is taken off; if that decides the step, the application takes the outcome. */
     public ApplicationView removeSigner(long applicationId, HandoverRequest request, String requestId, Caller caller) {
         Application application = lockUndecidedCountersign(applicationId, caller);
+        journal.enter("removeSigner", applicationId, requestId, caller);
         String processInstanceId = application.getProcessInstanceId();
         OpenTask removed = signerTask(processInstanceId, request.userId()).orElseThrow(() -> ApiException.conflict(
                 "NOT_AN_OUTSTANDING_SIGNER", request.userId() + " has no open countersign task on application " + applicationId + "."));
@@ -142,6 +157,7 @@ public class ApprovalTasks {
     private ApplicationView signersChanged(Application application, OpenTask task, Kind kind, String from, String to,
             String comment, String requestId, Caller caller) {
         Instant now = clock.instant();
+        log.info("{}: {} changed the signers of application {} ({} -> {})", kind, caller.id(), application.getId(), from, to);
         handovers.saveAndFlush(TaskHandover.of(application.getId(), task.processInstanceId(), task.id(), kind, from, to, comment,
                 caller.id(), requestId, now));
         if (process.isRunning(task.processInstanceId())) {
@@ -178,6 +194,8 @@ public class ApprovalTasks {
     private TaskView handedOver(Held held, Kind kind, String from, String to, String comment, String requestId, Caller caller) {
         Instant now = clock.instant();
         OpenTask task = held.task();
+        log.info("{}: {} handed task {} of application {} from {} to {}", kind, caller.id(), task.id(),
+                held.application().getId(), from, to);
         handovers.saveAndFlush(TaskHandover.of(held.application().getId(), task.processInstanceId(), task.id(), kind, from, to,
                 comment, caller.id(), requestId, now));
         refreshSummary(held, now);
@@ -208,6 +226,7 @@ public class ApprovalTasks {
         ProcessOutcome result = ProcessOutcome.valueOf(outcome);
         bindings.end(processInstanceId, result.bindingStatus(), now);
         applications.close(application.getId(), result.approvalStatus(), result.publishStatus(), null, now);
+        log.info("application {} {}: its process ended with outcome {}", application.getId(), result.approvalStatus(), outcome);
     }
 
     /** The task's application locked, and the task as it is now that any concurrent action on it has committed. */

@@ -45,7 +45,8 @@ class TwoPhaseCommitTest {
         PreparedBranchProbe probe = new PreparedBranchProbe(db);
         faults.afterCall("applicationRepository", "markApproving", () -> probe.enlistIn(transactionManager));
 
-        Api.Response submitted = api.post("alice", "/api/applications/" + id + "/submit", null, UUID.randomUUID().toString());
+        String key = UUID.randomUUID().toString();
+        Api.Response submitted = api.post("alice", "/api/applications/" + id + "/submit", null, key);
 
         assertThat(submitted.status()).as(submitted.toString()).isEqualTo(200);
         String gtrid = Base64.getEncoder().encodeToString(probe.xid().getGlobalTransactionId());
@@ -59,6 +60,11 @@ class TwoPhaseCommitTest {
                 .containsExactlyInAnyOrder("lockstep_business", "lockstep_workflow");
         assertThat(probe.committed()).isTrue();
         assertThat(db.preparedTransactions()).isEmpty();
+        assertThat(db.business().queryForMap("select use_case, business_key, request_id, user_id, status from recovery_intent"
+                + " where gtrid = ?", new String(probe.xid().getGlobalTransactionId(), java.nio.charset.StandardCharsets.US_ASCII)))
+                .as("the business intent of the global transaction, journaled for the in-doubt monitor")
+                .containsEntry("use_case", "submit").containsEntry("business_key", Long.toString(id))
+                .containsEntry("request_id", key).containsEntry("user_id", "alice").containsEntry("status", "COMMITTED");
         String processInstanceId = submitted.json().get("processInstanceId").asString();
         assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, id))
                 .isEqualTo("APPROVING");

@@ -1,0 +1,95 @@
+package dev.lockstep.recovery;
+
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.activiti.engine.HistoryService;
+import org.activiti.engine.RuntimeService;
+import org.activiti.engine.history.HistoricProcessInstance;
+import org.activiti.engine.runtime.ProcessInstance;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Finds applications whose business state and process state disagree — what a silently lost
+ * branch leaves behind (Atomikos treats a branch that vanished at commit time as committed). The
+ * engine is asked through its API only. Applications changed within the settle time are skipped,
+ * so a commit still travelling between the two databases is not reported.
+ */
+public class CrossDatabaseCheck {
+
+    private static final int LIMIT = 500;
+
+    private final JdbcTemplate business;
+    private final RuntimeService runtime;
+    private final HistoryService history;
+    private final Duration settle;
+    private final Clock clock;
+
+    CrossDatabaseCheck(JdbcTemplate business, RuntimeService runtime, HistoryService history, Duration settle, Clock clock) {
+        this.business = business;
+        this.runtime = runtime;
+        this.history = history;
+        this.settle = settle;
+        this.clock = clock;
+    }
+
+    /** One disagreement: the application's status, what the engine says, and why that cannot both be true. */
+    public record Mismatch(long applicationId, String approvalStatus, String processInstanceId, String engineState,
+            String problem, Instant updatedAt) {
+    }
+
+    public List<Mismatch> check() {
+        record Row(long id, String status, String processInstanceId, Instant updatedAt) {
+        }
+        List<Row> rows = business.query("""
+                select id, approval_status, process_instance_id, updated_at from application
+                where process_instance_id is not null and updated_at < ? order by updated_at desc limit ?
+                """, (row, n) -> new Row(row.getLong(1), row.getString(2), row.getString(3), row.getTimestamp(4).toInstant()),
+                Timestamp.from(clock.instant().minus(settle)), LIMIT);
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        Set<String> ids = new HashSet<>();
+        rows.forEach(row -> ids.add(row.processInstanceId()));
+        Set<String> running = new HashSet<>();
+        for (ProcessInstance instance : runtime.createProcessInstanceQuery().processInstanceIds(ids).list()) {
+            running.add(instance.getId());
+        }
+        Map<String, Boolean> ended = new HashMap<>();
+        for (HistoricProcessInstance instance : history.createHistoricProcessInstanceQuery().processInstanceIds(ids).list()) {
+            ended.put(instance.getId(), instance.getEndTime() != null);
+        }
+        List<Mismatch> mismatches = new ArrayList<>();
+        for (Row row : rows) {
+            String engineState = running.contains(row.processInstanceId()) ? "RUNNING"
+                    : Boolean.TRUE.equals(ended.get(row.processInstanceId())) ? "ENDED" : "UNKNOWN";
+            String problem = problem(row.status(), engineState);
+            if (problem != null) {
+                mismatches.add(new Mismatch(row.id(), row.status(), row.processInstanceId(), engineState, problem,
+                        row.updatedAt()));
+            }
+        }
+        return mismatches;
+    }
+
+    static String problem(String approvalStatus, String engineState) {
+        boolean finalStatus = Set.of("APPROVED", "REJECTED", "CANCELED").contains(approvalStatus);
+        if ("UNKNOWN".equals(engineState)) {
+            return "the workflow database has no process instance the application points to";
+        }
+        if (finalStatus && "RUNNING".equals(engineState)) {
+            return "the application is " + approvalStatus + " but its process is still running: the engine never moved";
+        }
+        if ("APPROVING".equals(approvalStatus) && "ENDED".equals(engineState)) {
+            return "the process has ended but the application is still APPROVING";
+        }
+        return null;
+    }
+}

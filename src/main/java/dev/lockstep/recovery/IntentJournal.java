@@ -1,0 +1,132 @@
+package dev.lockstep.recovery;
+
+import com.atomikos.icatch.CompositeTransaction;
+import com.atomikos.icatch.config.Configuration;
+import com.atomikos.icatch.jta.UserTransactionManager;
+import jakarta.transaction.RollbackException;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.SystemException;
+import jakarta.transaction.Transaction;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.GeneratedKeyHolder;
+
+/**
+ * What business operation a global transaction carries, kept where a DBA can read it while the
+ * transaction's branches are prepared (their own rows are invisible to every other session then).
+ *
+ * <p><b>Contract for use cases:</b> every use case that commits through XA (submit, complete,
+ * withdraw, terminate, claim, ...) calls {@link #record} exactly once, inside its active JTA
+ * transaction, after it knows its business key. Nothing is written at that moment: a JTA
+ * {@link Synchronization} writes the journal row in {@code beforeCompletion} — just before the
+ * two-phase commit starts — on a plain autocommit connection outside the XA transaction, so the
+ * row is committed and visible before any branch is prepared; {@code afterCompletion} then marks
+ * it COMMITTED or ROLLED_BACK. A row left in PREPARING means the node stopped during two-phase
+ * commit. A failure to write the row fails the use case: an in-doubt transaction nobody can
+ * explain is what this journal exists to prevent.
+ */
+public class IntentJournal {
+
+    private static final Logger log = LoggerFactory.getLogger(IntentJournal.class);
+
+    private final UserTransactionManager transactionManager;
+    private final JdbcTemplate business;
+    private final String selfTm;
+    private final Clock clock;
+
+    IntentJournal(UserTransactionManager transactionManager, JdbcTemplate business, String selfTm, Clock clock) {
+        this.transactionManager = transactionManager;
+        this.business = business;
+        this.selfTm = selfTm;
+        this.clock = clock;
+    }
+
+    /**
+     * Registers the intent of the current JTA transaction.
+     *
+     * @param useCase e.g. submit, complete, withdraw, terminate, claim
+     * @param businessKey e.g. the application id
+     * @param requestId the client's idempotency key, if any
+     * @param userId who asked for it
+     * @throws IllegalStateException when no JTA transaction is active
+     */
+    public void record(String useCase, String businessKey, String requestId, String userId) {
+        try {
+            Transaction transaction = transactionManager.getTransaction();
+            CompositeTransaction current = Configuration.getCompositeTransactionManager().getCompositeTransaction();
+            if (transaction == null || current == null || transaction.getStatus() != Status.STATUS_ACTIVE) {
+                throw new IllegalStateException("IntentJournal.record must be called inside an active JTA transaction");
+            }
+            transaction.registerSynchronization(new Entry(current.getTid(), useCase, businessKey, requestId, userId));
+        } catch (SystemException | RollbackException e) {
+            throw new IllegalStateException("cannot register the intent of " + useCase + " " + businessKey, e);
+        }
+    }
+
+    /** The journal rows of one global transaction, oldest first. */
+    public List<Map<String, Object>> forGtrid(String gtrid) {
+        return business.queryForList("""
+                select use_case, business_key, request_id, user_id, tm_name, status, recorded_at, completed_at
+                from recovery_intent where gtrid = ? order by id
+                """, gtrid);
+    }
+
+    private final class Entry implements Synchronization {
+
+        private final String gtrid;
+        private final String useCase;
+        private final String businessKey;
+        private final String requestId;
+        private final String userId;
+        private Long id;
+
+        Entry(String gtrid, String useCase, String businessKey, String requestId, String userId) {
+            this.gtrid = gtrid;
+            this.useCase = useCase;
+            this.businessKey = businessKey;
+            this.requestId = requestId;
+            this.userId = userId;
+        }
+
+        @Override
+        public void beforeCompletion() {
+            GeneratedKeyHolder key = new GeneratedKeyHolder();
+            business.update(connection -> {
+                var insert = connection.prepareStatement("""
+                        insert into recovery_intent (gtrid, tm_name, use_case, business_key, request_id, user_id, status, recorded_at)
+                        values (?, ?, ?, ?, ?, ?, 'PREPARING', ?)
+                        """, new String[] {"id"});
+                insert.setString(1, gtrid);
+                insert.setString(2, selfTm);
+                insert.setString(3, useCase);
+                insert.setString(4, businessKey);
+                insert.setString(5, requestId);
+                insert.setString(6, userId);
+                insert.setTimestamp(7, Timestamp.from(clock.instant()));
+                return insert;
+            }, key);
+            id = key.getKey().longValue();
+        }
+
+        @Override
+        public void afterCompletion(int status) {
+            if (id == null) {
+                return; // rolled back before beforeCompletion ran: nothing was journaled
+            }
+            String outcome = status == Status.STATUS_COMMITTED ? "COMMITTED" : "ROLLED_BACK";
+            try {
+                business.update("update recovery_intent set status = ?, completed_at = ? where id = ?", outcome,
+                        Timestamp.from(clock.instant()), id);
+            } catch (RuntimeException e) {
+                // the transaction is already over; the row simply stays PREPARING
+                log.warn("could not mark intent {} of gtrid {} as {}: {}", id, gtrid, outcome, e.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package dev.lockstep.recovery;
+
+import com.atomikos.icatch.jta.UserTransactionManager;
+import com.atomikos.publish.EventPublisher;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.lockstep.xa.DatabaseEndpoints;
+import dev.lockstep.xa.DatabaseSettings;
+import dev.lockstep.xa.DatabaseVendor;
+import dev.lockstep.xa.LockstepProperties;
+import dev.lockstep.xa.XaConfiguration;
+import dev.lockstep.xa.XaDataSourceFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.activiti.engine.HistoryService;
+import org.activiti.engine.RuntimeService;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.annotation.EnableScheduling;
+
+/**
+ * The in-doubt monitor. Everything here talks to the databases over plain, non-XA connections:
+ * the monitor must see prepared branches from outside, and its own writes (heartbeats, intents,
+ * audit) must never become part of the transactions it watches.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableScheduling
+@EnableConfigurationProperties(RecoveryProperties.class)
+public class RecoveryConfiguration {
+
+    private static final Clock CLOCK = Clock.systemUTC();
+
+    /** A small pool of its own: the intent journal writes once per use case and must not open a connection each time. */
+    @Bean(destroyMethod = "close")
+    HikariDataSource recoveryBusinessDataSource(DatabaseEndpoints endpoints) {
+        DatabaseSettings business = endpoints.business();
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("recovery-business");
+        config.setJdbcUrl(business.url());
+        config.setUsername(business.username());
+        config.setPassword(business.password());
+        config.setMaximumPoolSize(4);
+        config.setMinimumIdle(1);
+        config.setAutoCommit(true);
+        return new HikariDataSource(config);
+    }
+
+    @Bean
+    NodeRegistry nodeRegistry(LockstepProperties lockstep, RecoveryProperties properties,
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
+        return new NodeRegistry(lockstep.tm().uniqueName(), new JdbcTemplate(business), properties, CLOCK);
+    }
+
+    @Bean
+    IntentJournal intentJournal(UserTransactionManager transactionManager, LockstepProperties lockstep,
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
+        return new IntentJournal(transactionManager, new JdbcTemplate(business), lockstep.tm().uniqueName(), CLOCK);
+    }
+
+    @Bean
+    AuditTrail recoveryAuditTrail(@Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
+        return new AuditTrail(business, CLOCK);
+    }
+
+    /**
+     * Registered with Atomikos's publisher directly: its ServiceLoader route would instantiate the
+     * listener outside Spring, without the database connection it writes to.
+     */
+    @Bean
+    HeuristicEventRecorder heuristicEventRecorder(LockstepProperties lockstep, UserTransactionManager transactionManager,
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, MeterRegistry meters) {
+        HeuristicEventRecorder recorder = new HeuristicEventRecorder(new JdbcTemplate(business), lockstep.tm().uniqueName(),
+                CLOCK, meters);
+        EventPublisher.INSTANCE.registerEventListener(recorder);
+        return recorder;
+    }
+
+    /** Depends on the transaction manager so its recovery log is open before the first scan reads it. */
+    @Bean
+    InDoubtMonitor inDoubtMonitor(DatabaseEndpoints endpoints, XaDataSourceFactory factory, NodeRegistry nodes,
+            IntentJournal intents, HeuristicEventRecorder heuristics, UserTransactionManager transactionManager,
+            RecoveryProperties properties,
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, MeterRegistry meters) {
+        List<BranchStore> stores = List.of(
+                store(DatabaseEndpoints.BUSINESS_RESOURCE, "lockstep.db.business", endpoints.business(), factory),
+                store(DatabaseEndpoints.WORKFLOW_RESOURCE, "lockstep.db.workflow", endpoints.workflow(), factory));
+        return new InDoubtMonitor(stores, nodes, new CoordinatorLog(), intents, heuristics, new JdbcTemplate(business),
+                properties, CLOCK, meters);
+    }
+
+    /** The settle time keeps a commit that is still between the two databases from being reported. */
+    @Bean
+    CrossDatabaseCheck crossDatabaseCheck(@Qualifier("recoveryBusinessDataSource") HikariDataSource business,
+            RuntimeService runtime, HistoryService history) {
+        return new CrossDatabaseCheck(new JdbcTemplate(business), runtime, history, Duration.ofSeconds(30), CLOCK);
+    }
+
+    @Bean
+    ResolutionService resolutionService(InDoubtMonitor monitor, AuditTrail audit, RecoveryProperties properties,
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, MeterRegistry meters) {
+        return new ResolutionService(monitor, audit, new JdbcTemplate(business), properties, CLOCK, meters);
+    }
+
+    @Bean
+    InDoubtTransactionsHealthIndicator inDoubtTransactionsHealthIndicator(InDoubtMonitor monitor) {
+        return new InDoubtTransactionsHealthIndicator(monitor);
+    }
+
+    private static BranchStore store(String resource, String prefix, DatabaseSettings settings, XaDataSourceFactory factory) {
+        return settings.vendor() == DatabaseVendor.ORACLE
+                ? new OracleBranchStore(resource, XaConfiguration.plainDataSource(settings), factory.create(prefix, settings))
+                : new PostgresBranchStore(resource, XaConfiguration.plainDataSource(settings));
+    }
+}
