@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.workflow.Countersign;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
@@ -10,6 +11,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import java.math.BigDecimal;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * The business fact: what is applied for, by whom, and where it stands. State changes go through
@@ -42,6 +44,11 @@ public class Application {
     private int lifecycleNo;
     private String currentTaskSummary;
     private String closedReason;
+    @Enumerated(EnumType.STRING)
+    private Countersign.Policy countersignPolicy;
+    private BigDecimal countersignRatio;
+    /** Comma-separated user ids (signer ids cannot contain a comma). */
+    private String countersignSigners;
     @Column(name = "row_version")
     private long rowVersion;
     private Instant createdAt;
@@ -51,7 +58,7 @@ public class Application {
     }
 
     public static Application draft(String title, String description, long assetId, BigDecimal amount, RiskLevel riskLevel,
-            boolean sensitive, String applicantId, Instant now) {
+            boolean sensitive, Countersign countersign, String applicantId, Instant now) {
         Application application = new Application();
         application.title = title;
         application.description = description;
@@ -60,6 +67,11 @@ public class Application {
         application.riskLevel = riskLevel;
         application.sensitive = sensitive;
         application.applicantId = applicantId;
+        if (countersign != null) {
+            application.countersignPolicy = countersign.policy();
+            application.countersignRatio = countersign.ratio();
+            application.countersignSigners = String.join(",", countersign.signers());
+        }
         application.approvalStatus = ApprovalStatus.DRAFT;
         application.publishStatus = PublishStatus.NOT_STARTED;
         application.createdAt = now;
@@ -129,6 +141,12 @@ public class Application {
 
     public String getCurrentTaskSummary() {
         return currentTaskSummary;
+    }
+
+    /** The countersign step this application runs, or null for the standard chain. */
+    public Countersign getCountersign() {
+        return countersignPolicy == null ? null
+                : new Countersign(List.of(countersignSigners.split(",")), countersignPolicy, countersignRatio);
     }
 
     public String getClosedReason() {

@@ -5,6 +5,7 @@ import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
 import dev.lockstep.web.ApiException;
 import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.workflow.Countersign;
 import dev.lockstep.workflow.ApprovalProcess.StartedProcess;
 import java.time.Clock;
 import java.time.Instant;
@@ -48,8 +49,15 @@ public class ApplicationLifecycle {
         if (!caller.hasRole(Roles.APPLICANT)) {
             throw ApiException.forbidden("NOT_AN_APPLICANT", "Only applicants create applications.");
         }
+        Countersign countersign = request.countersign();
+        if (countersign != null && (countersign.policy() == Countersign.Policy.RATIO) != (countersign.ratio() != null)) {
+            throw ApiException.badRequest("INVALID_COUNTERSIGN", "A ratio is required for the RATIO policy and only for it.");
+        }
+        if (countersign != null && countersign.signers().stream().distinct().count() != countersign.signers().size()) {
+            throw ApiException.badRequest("INVALID_COUNTERSIGN", "Each signer may appear only once.");
+        }
         Application draft = Application.draft(request.title().strip(), request.description(), request.assetId(),
-                request.amount(), request.riskLevel(), request.sensitive(), caller.id(), clock.instant());
+                request.amount(), request.riskLevel(), request.sensitive(), countersign, caller.id(), clock.instant());
         Application created = applications.saveAndFlush(draft);
         TransactionLogContext.bind(created.businessKey());
         log.info("{} created draft application {}", caller.id(), created.getId());
@@ -66,7 +74,7 @@ public class ApplicationLifecycle {
         }
         Application submitting = load(applicationId);
         StartedProcess started = process.start(submitting.businessKey(), caller.id(), submitting.isSensitive(),
-                submitting.getRiskLevel().name());
+                submitting.getRiskLevel().name(), submitting.getCountersign());
         bindings.saveAndFlush(BusinessProcessBinding.active(submitting.businessKey(), started.processInstanceId(),
                 started.processDefinitionId(), submitting.getLifecycleNo(), now));
         applications.markApproving(applicationId, started.processInstanceId(), started.processDefinitionId(),

@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.workflow.Countersign;
 import java.math.BigDecimal;
 import java.time.Instant;
 
@@ -23,12 +24,14 @@ public record ApplicationView(
         String closedReason,
         long rowVersion,
         Instant createdAt,
-        Instant updatedAt) {
+        Instant updatedAt,
+        Countersign countersign) {
 
     public static ApplicationView of(Application a) {
         return new ApplicationView(a.getId(), a.getTitle(), a.getDescription(), a.getAssetId(), a.getAmount(),
                 a.getRiskLevel(), a.isSensitive(), a.getApplicantId(), a.getApprovalStatus(), a.getPublishStatus(),
                 a.getLifecycleNo(), a.getProcessInstanceId(), a.getProcessDefinitionId(), a.getProcessDefinitionVersion(),
-                a.getCurrentTaskSummary(), a.getClosedReason(), a.getRowVersion(), a.getCreatedAt(), a.getUpdatedAt());
+                a.getCurrentTaskSummary(), a.getClosedReason(), a.getRowVersion(), a.getCreatedAt(), a.getUpdatedAt(),
+                a.getCountersign());
     }
 }

@@ -4,22 +4,19 @@ import dev.lockstep.idempotency.CommandOutcome;
 import dev.lockstep.idempotency.CommandRequest;
 import dev.lockstep.idempotency.IdempotentCommands;
 import dev.lockstep.security.Caller;
+import dev.lockstep.todo.TaskView;
 import jakarta.validation.Valid;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
-import java.util.List;
+import java.util.function.Supplier;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
-import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Approvers' API: the todo list, claiming and deciding tasks. */
+/** Approvers' task actions: claim, decide, delegate and resolve, transfer. The lists are in the todo package. */
 @RestController
 @RequestMapping(path = "/api/tasks", produces = "application/json")
 public class TaskController {
@@ -30,12 +27,6 @@ public class TaskController {
     public TaskController(ApprovalTasks tasks, IdempotentCommands commands) {
         this.tasks = tasks;
         this.commands = commands;
-    }
-
-    @GetMapping
-    public List<TaskView> todo(@RequestParam(defaultValue = "0") @Min(0) int page,
-            @RequestParam(defaultValue = "20") @Min(1) @Max(100) int size) {
-        return tasks.todo(Caller.current(), page, size);
     }
 
     @PostMapping("/{taskId}/claim")
@@ -53,6 +44,39 @@ public class TaskController {
                     ApplicationView application = tasks.complete(taskId, request, idempotencyKey, caller);
                     return new CommandOutcome(HttpStatus.OK, application, null, application.processInstanceId(),
                             request.decision().name());
+                });
+    }
+
+    @PostMapping(path = "/{taskId}/delegate", consumes = "application/json")
+    public ResponseEntity<String> delegate(@PathVariable String taskId, @Valid @RequestBody HandoverRequest request,
+            @RequestHeader(name = IdempotentCommands.HEADER, required = false) String idempotencyKey) {
+        Caller caller = Caller.current();
+        return handover("DELEGATE", taskId, request, idempotencyKey, caller,
+                () -> tasks.delegate(taskId, request, idempotencyKey, caller));
+    }
+
+    @PostMapping(path = "/{taskId}/resolve", consumes = "application/json")
+    public ResponseEntity<String> resolve(@PathVariable String taskId, @Valid @RequestBody CommentRequest request,
+            @RequestHeader(name = IdempotentCommands.HEADER, required = false) String idempotencyKey) {
+        Caller caller = Caller.current();
+        return handover("RESOLVE", taskId, request, idempotencyKey, caller,
+                () -> tasks.resolve(taskId, request, idempotencyKey, caller));
+    }
+
+    @PostMapping(path = "/{taskId}/transfer", consumes = "application/json")
+    public ResponseEntity<String> transfer(@PathVariable String taskId, @Valid @RequestBody HandoverRequest request,
+            @RequestHeader(name = IdempotentCommands.HEADER, required = false) String idempotencyKey) {
+        Caller caller = Caller.current();
+        return handover("TRANSFER", taskId, request, idempotencyKey, caller,
+                () -> tasks.transfer(taskId, request, idempotencyKey, caller));
+    }
+
+    private ResponseEntity<String> handover(String commandType, String taskId, Object request, String idempotencyKey,
+            Caller caller, Supplier<TaskView> action) {
+        return commands.execute(new CommandRequest(idempotencyKey, commandType, "TASK", taskId, caller.id(), request),
+                () -> {
+                    TaskView task = action.get();
+                    return new CommandOutcome(HttpStatus.OK, task, null, task.processInstanceId(), commandType);
                 });
     }
 }

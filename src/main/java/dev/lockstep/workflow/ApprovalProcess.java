@@ -1,18 +1,22 @@
 package dev.lockstep.workflow;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Date;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.activiti.engine.HistoryService;
+import org.activiti.engine.ManagementService;
 import org.activiti.engine.RepositoryService;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.TaskService;
 import org.activiti.engine.history.HistoricVariableInstance;
 import org.activiti.engine.repository.ProcessDefinition;
 import org.activiti.engine.runtime.ProcessInstance;
+import org.activiti.engine.task.DelegationState;
 import org.activiti.engine.task.IdentityLink;
 import org.activiti.engine.task.IdentityLinkType;
 import org.activiti.engine.task.Task;
@@ -27,6 +31,8 @@ import org.springframework.stereotype.Component;
 public class ApprovalProcess {
 
     public static final String PROCESS_KEY = "applicationApproval";
+    public static final String COUNTERSIGN_PROCESS_KEY = "countersignApproval";
+    public static final String COUNTERSIGN_TASK = CountersignStep.ACTIVITY_ID;
     public static final String OUTCOME = "outcome";
     public static final String DECISION = "decision";
 
@@ -34,18 +40,38 @@ public class ApprovalProcess {
     private final TaskService tasks;
     private final HistoryService history;
     private final RepositoryService repository;
+    private final ManagementService management;
+    private final CountersignRule countersignRule;
 
-    public ApprovalProcess(RuntimeService runtime, TaskService tasks, HistoryService history, RepositoryService repository) {
+    public ApprovalProcess(RuntimeService runtime, TaskService tasks, HistoryService history, RepositoryService repository,
+            ManagementService management, CountersignRule countersignRule) {
         this.runtime = runtime;
         this.tasks = tasks;
         this.history = history;
         this.repository = repository;
+        this.management = management;
+        this.countersignRule = countersignRule;
     }
 
-    /** Starts a run for one application; only what the gateways need goes into process variables. */
-    public StartedProcess start(String businessKey, String applicantId, boolean sensitive, String riskLevel) {
-        ProcessInstance instance = runtime.startProcessInstanceByKey(PROCESS_KEY, businessKey,
-                Map.of("applicantId", applicantId, "sensitive", sensitive, "riskLevel", riskLevel));
+    /**
+     * Starts a run for one application: the countersign process when the application names signers,
+     * else the standard chain. Only what the gateways need goes into process variables.
+     */
+    public StartedProcess start(String businessKey, String applicantId, boolean sensitive, String riskLevel,
+            Countersign countersign) {
+        Map<String, Object> variables = new HashMap<>(Map.of("applicantId", applicantId, "sensitive", sensitive,
+                "riskLevel", riskLevel));
+        if (countersign != null) {
+            variables.put(CountersignRule.SIGNERS, new ArrayList<>(countersign.signers()));
+            variables.put(CountersignRule.POLICY, countersign.policy().name());
+            if (countersign.ratio() != null) {
+                variables.put(CountersignRule.RATIO, countersign.ratio().toPlainString());
+            }
+            variables.put(CountersignRule.APPROVALS, 0);
+            variables.put(CountersignRule.REJECTIONS, 0);
+        }
+        ProcessInstance instance = runtime.startProcessInstanceByKey(countersign == null ? PROCESS_KEY : COUNTERSIGN_PROCESS_KEY,
+                businessKey, variables);
         ProcessDefinition definition = repository.getProcessDefinition(instance.getProcessDefinitionId());
         return new StartedProcess(instance.getId(), definition.getId(), definition.getVersion());
     }
@@ -64,12 +90,6 @@ public class ApprovalProcess {
         return history.createHistoricTaskInstanceQuery().taskId(taskId).finished().count() > 0;
     }
 
-    /** The caller's todo: tasks assigned to them or offered to one of their groups, newest first. */
-    public List<OpenTask> todo(String userId, List<String> groups, int first, int max) {
-        return tasks.createTaskQuery().taskCandidateOrAssigned(userId, groups).orderByTaskCreateTime().desc()
-                .listPage(first, max).stream().map(this::describe).toList();
-    }
-
     public String businessKeyOf(String processInstanceId) {
         ProcessInstance instance = runtime.createProcessInstanceQuery().processInstanceId(processInstanceId).singleResult();
         if (instance != null) {
@@ -80,6 +100,35 @@ public class ApprovalProcess {
 
     public void claim(String taskId, String userId) {
         tasks.claim(taskId, userId);
+    }
+
+    /** 委派: the delegate works on the task, the caller stays its owner and gets it back on resolve. */
+    public void delegate(String taskId, String userId) {
+        tasks.delegateTask(taskId, userId);
+    }
+
+    public void resolve(String taskId) {
+        tasks.resolveTask(taskId);
+    }
+
+    /** 转办: the task simply changes hands. */
+    public void transfer(String taskId, String userId) {
+        tasks.setAssignee(taskId, userId);
+    }
+
+    /** 加签 on the running countersign step (custom engine command, joins the caller's transaction). */
+    public void addSigner(String processInstanceId, String userId) {
+        management.executeCommand(new AddSignerCmd(processInstanceId, userId));
+    }
+
+    /** 减签 of an outstanding signer; may decide the step by the policy and so end the process. */
+    public void removeSigner(String processInstanceId, String userId, String reason) {
+        management.executeCommand(new RemoveSignerCmd(processInstanceId, userId, reason, countersignRule));
+    }
+
+    @SuppressWarnings("unchecked")
+    public List<String> signers(String processInstanceId) {
+        return (List<String>) runtime.getVariable(processInstanceId, CountersignRule.SIGNERS);
     }
 
     public void complete(String taskId, String decision) {
@@ -109,7 +158,8 @@ public class ApprovalProcess {
                         .map(IdentityLink::getGroupId)
                         .toList();
         return new OpenTask(task.getId(), task.getName(), task.getTaskDefinitionKey(), task.getProcessInstanceId(),
-                task.getAssignee(), candidateGroups, toInstant(task.getCreateTime()));
+                task.getAssignee(), task.getOwner(), task.getDelegationState() == DelegationState.PENDING, candidateGroups,
+                toInstant(task.getCreateTime()));
     }
 
     private static Instant toInstant(Date date) {
@@ -119,8 +169,9 @@ public class ApprovalProcess {
     public record StartedProcess(String processInstanceId, String processDefinitionId, int processDefinitionVersion) {
     }
 
+    /** {@code delegated}: handed to its assignee by its owner and not yet resolved back. */
     public record OpenTask(String id, String name, String taskDefinitionKey, String processInstanceId, String assignee,
-            List<String> candidateGroups, Instant createdAt) {
+            String owner, boolean delegated, List<String> candidateGroups, Instant createdAt) {
 
         /** The user may act on it now: assigned to them, or unclaimed and offered to one of their groups. */
         public boolean offeredTo(String userId, Collection<String> groups) {

@@ -1,10 +1,16 @@
 package dev.lockstep.workflow;
 
-import java.io.IOException;
-import javax.sql.DataSource;
+import dev.lockstep.todo.TaskProjectionListener;
 import dev.lockstep.xa.DatabaseEndpoints;
 import dev.lockstep.xa.XaConfiguration;
+import java.io.IOException;
+import java.util.List;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
 import org.activiti.engine.HistoryService;
+import org.activiti.engine.ManagementService;
+import org.activiti.engine.delegate.event.ActivitiEventListener;
+import org.activiti.engine.delegate.event.ActivitiEventType;
 import org.activiti.engine.ProcessEngine;
 import org.activiti.engine.RepositoryService;
 import org.activiti.engine.RuntimeService;
@@ -38,7 +44,8 @@ public class WorkflowEngineConfiguration {
 
     @Bean
     SpringProcessEngineConfiguration processEngineConfiguration(@Qualifier("workflowDataSource") DataSource workflowDataSource,
-            @Qualifier("transactionManager") PlatformTransactionManager transactionManager, WorkflowSchema schema)
+            @Qualifier("transactionManager") PlatformTransactionManager transactionManager, WorkflowSchema schema,
+            TaskProjectionListener taskProjection)
             throws IOException {
         SpringProcessEngineConfiguration configuration = new SpringProcessEngineConfiguration();
         configuration.setDataSource(workflowDataSource);
@@ -52,6 +59,9 @@ public class WorkflowEngineConfiguration {
         configuration.setDeploymentName("lockstep");
         configuration.setDeploymentResources(
                 new PathMatchingResourcePatternResolver().getResources("classpath*:processes/*.bpmn20.xml"));
+        // Runs inside each engine command, so the todo projection commits with the task change.
+        configuration.setTypedEventListeners(TaskProjectionListener.EVENTS.stream().collect(Collectors.toMap(
+                ActivitiEventType::name, type -> List.<ActivitiEventListener>of(taskProjection))));
         return configuration;
     }
 
@@ -75,6 +85,11 @@ public class WorkflowEngineConfiguration {
     @Bean
     HistoryService historyService(ProcessEngine engine) {
         return engine.getHistoryService();
+    }
+
+    @Bean
+    ManagementService managementService(ProcessEngine engine) {
+        return engine.getManagementService();
     }
 
     @Bean

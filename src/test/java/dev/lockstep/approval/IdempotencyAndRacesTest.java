@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import static dev.lockstep.approval.ApiFlows.race;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.Api;
@@ -7,11 +8,6 @@ import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -126,25 +122,6 @@ class IdempotencyAndRacesTest {
                 processInstanceId)).containsExactly("finalApproval");
         assertThat(db.business().queryForObject("select current_task_summary from application where id = ?", String.class, id))
                 .isEqualTo("Final approval");
-    }
-
-    private List<Api.Response> race(Callable<Api.Response> one, Callable<Api.Response> other) throws Exception {
-        ExecutorService threads = Executors.newFixedThreadPool(2);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            Future<Api.Response> first = threads.submit(() -> {
-                start.await();
-                return one.call();
-            });
-            Future<Api.Response> second = threads.submit(() -> {
-                start.await();
-                return other.call();
-            });
-            start.countDown();
-            return List.of(first.get(), second.get());
-        } finally {
-            threads.shutdownNow();
-        }
     }
 
     private Api.Response submit(long id, String key) {

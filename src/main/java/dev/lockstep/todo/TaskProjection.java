@@ -1,0 +1,183 @@
+package dev.lockstep.todo;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.hibernate.Session;
+import org.springframework.stereotype.Repository;
+
+/**
+ * The task_projection table. Statements run on Hibernate's connection of the business XA
+ * DataSource, so inside an engine command they join the same global transaction as the engine's
+ * ACT_* writes, on the same branch as the use case's JPA work (a second connection held open
+ * beside Hibernate's would become a second XA branch that cannot see the first one's writes).
+ */
+@Repository
+public class TaskProjection {
+
+    static final String BUSINESS_TYPE = "APPLICATION";
+
+    // The business fields are copied from the application the process runs for (business key = application id).
+    private static final String UPSERT = """
+            insert into task_projection (task_id, process_instance_id, task_definition_key, task_name, business_type,
+                   application_id, applicant_id, application_title, amount, state, assignee, owner, delegation_state,
+                   candidate_groups, created_at, ended_at, end_reason)
+            select ?, ?, ?, ?::varchar, ?, a.id, a.applicant_id, a.title, a.amount, ?, ?::varchar, ?::varchar, ?::varchar,
+                   string_to_array(?, ','), ?::timestamptz, ?::timestamptz, ?::varchar
+              from application a where a.id = ?
+            on conflict (task_id) do update set task_name = excluded.task_name, state = excluded.state,
+                   assignee = excluded.assignee, owner = excluded.owner, delegation_state = excluded.delegation_state,
+                   candidate_groups = excluded.candidate_groups, ended_at = excluded.ended_at, end_reason = excluded.end_reason
+            """;
+
+    @PersistenceContext
+    private EntityManager entityManager;
+
+    void save(ProjectedTask task, String businessKey) {
+        int rows = update(UPSERT, task.taskId(), task.processInstanceId(), task.taskDefinitionKey(), task.taskName(),
+                BUSINESS_TYPE, task.state().name(), task.assignee(), task.owner(), task.delegationState(),
+                String.join(",", task.candidateGroups()), utc(task.createdAt()), utc(task.endedAt()), task.endReason(),
+                Long.parseLong(businessKey));
+        if (rows != 1) {
+            // Failing the engine command rolls the task change back too: better no change than a task nobody sees.
+            throw new IllegalStateException("task " + task.taskId() + " belongs to business key " + businessKey
+                    + ", which is no application");
+        }
+    }
+
+    void lockAll() {
+        update("lock table task_projection in exclusive mode");
+    }
+
+    void deleteAll() {
+        update("delete from task_projection");
+    }
+
+    public Optional<TaskView> find(String taskId) {
+        return query("select * from task_projection where task_id = ?", taskId).stream().findFirst();
+    }
+
+    /** Open tasks assigned to the user, or unclaimed and offered to one of their groups; newest first. */
+    TaskPage todo(String userId, Collection<String> groups, TaskFilter filter, String cursor, int size) {
+        Query query = new Query("state = 'OPEN' and (assignee = ? or (assignee is null and candidate_groups && string_to_array(?, ',')))",
+                userId, String.join(",", groups));
+        return page(query, filter, "created_at", cursor, size);
+    }
+
+    /** Tasks the user completed; latest first. */
+    TaskPage done(String userId, TaskFilter filter, String cursor, int size) {
+        return page(new Query("state = 'COMPLETED' and assignee = ?", userId), filter, "ended_at", cursor, size);
+    }
+
+    private TaskPage page(Query query, TaskFilter filter, String sortColumn, String cursor, int size) {
+        query.andIf(filter.businessType(), "business_type = ?")
+                .andIf(filter.applicantId(), "applicant_id = ?")
+                .andIf(filter.minAmount(), "amount >= ?")
+                .andIf(filter.maxAmount(), "amount <= ?")
+                .andIf(utc(filter.createdFrom()), "created_at >= ?")
+                .andIf(utc(filter.createdBefore()), "created_at < ?");
+        if (cursor != null) {
+            TaskCursor position = TaskCursor.decode(cursor);
+            query.and("(" + sortColumn + ", task_id) < (?, ?)", utc(position.at()), position.taskId());
+        }
+        List<TaskView> rows = query("select * from task_projection where " + query.where + " order by " + sortColumn
+                + " desc, task_id desc limit ?", query.argsWith(size + 1));
+        if (rows.size() <= size) {
+            return new TaskPage(rows, null);
+        }
+        TaskView last = rows.get(size - 1);
+        Instant at = "ended_at".equals(sortColumn) ? last.endedAt() : last.createdAt();
+        return new TaskPage(rows.subList(0, size), new TaskCursor(at, last.id()).encode());
+    }
+
+    private int update(String sql, Object... args) {
+        return session().doReturningWork(connection -> {
+            try (PreparedStatement statement = prepare(connection, sql, args)) {
+                return statement.executeUpdate();
+            }
+        });
+    }
+
+    private List<TaskView> query(String sql, Object... args) {
+        return session().doReturningWork(connection -> {
+            List<TaskView> rows = new ArrayList<>();
+            try (PreparedStatement statement = prepare(connection, sql, args); ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(view(rs));
+                }
+            }
+            return rows;
+        });
+    }
+
+    private Session session() {
+        // Pending JPA changes first, so statements here see what the use case has written so far.
+        entityManager.flush();
+        return entityManager.unwrap(Session.class);
+    }
+
+    private static PreparedStatement prepare(Connection connection, String sql, Object... args) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql);
+        for (int i = 0; i < args.length; i++) {
+            statement.setObject(i + 1, args[i]);
+        }
+        return statement;
+    }
+
+    private static TaskView view(ResultSet rs) throws SQLException {
+        Array groups = rs.getArray("candidate_groups");
+        return new TaskView(rs.getString("task_id"), rs.getString("task_name"), rs.getString("task_definition_key"),
+                rs.getString("process_instance_id"), rs.getString("state"), rs.getString("assignee"), rs.getString("owner"),
+                rs.getString("delegation_state"), Arrays.asList((String[]) groups.getArray()), instant(rs, "created_at"),
+                instant(rs, "ended_at"), rs.getString("business_type"), rs.getLong("application_id"),
+                rs.getString("application_title"), rs.getString("applicant_id"), rs.getBigDecimal("amount"));
+    }
+
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+
+    private static OffsetDateTime utc(Instant instant) {
+        return instant == null ? null : instant.atOffset(ZoneOffset.UTC);
+    }
+
+    /** A where clause built only from the filters present, with its arguments in order. */
+    private static final class Query {
+        private final StringBuilder where;
+        private final List<Object> args = new ArrayList<>();
+
+        Query(String condition, Object... args) {
+            this.where = new StringBuilder(condition);
+            this.args.addAll(List.of(args));
+        }
+
+        Query and(String condition, Object... values) {
+            where.append(" and ").append(condition);
+            args.addAll(List.of(values));
+            return this;
+        }
+
+        Query andIf(Object value, String condition) {
+            return value == null ? this : and(condition, value);
+        }
+
+        Object[] argsWith(Object last) {
+            List<Object> all = new ArrayList<>(args);
+            all.add(last);
+            return all.toArray();
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.lockstep.todo;
+
+import dev.lockstep.security.Caller;
+import dev.lockstep.security.Roles;
+import dev.lockstep.web.ApiException;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import java.util.Map;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** The caller's todo and done lists, and the administrators' projection rebuild. */
+@RestController
+public class TodoController {
+
+    private final TaskLists lists;
+    private final TaskProjectionRebuild rebuild;
+
+    public TodoController(TaskLists lists, TaskProjectionRebuild rebuild) {
+        this.lists = lists;
+        this.rebuild = rebuild;
+    }
+
+    /** Filters bind from query parameters named like {@link TaskFilter}'s components. */
+    @GetMapping(path = "/api/tasks", produces = "application/json")
+    public TaskPage todo(TaskFilter filter, @RequestParam(required = false) String cursor,
+            @RequestParam(defaultValue = "20") @Min(1) @Max(100) int size) {
+        return lists.todo(Caller.current(), filter, cursor, size);
+    }
+
+    @GetMapping(path = "/api/tasks/done", produces = "application/json")
+    public TaskPage done(TaskFilter filter, @RequestParam(required = false) String cursor,
+            @RequestParam(defaultValue = "20") @Min(1) @Max(100) int size) {
+        return lists.done(Caller.current(), filter, cursor, size);
+    }
+
+    @PostMapping(path = "/api/admin/task-projection/rebuild", produces = "application/json")
+    public Map<String, Integer> rebuild() {
+        if (!Caller.current().hasRole(Roles.ADMIN)) {
+            throw ApiException.forbidden("FORBIDDEN", "Only administrators rebuild the task projection.");
+        }
+        return Map.of("rows", rebuild.rebuild());
+    }
+}
