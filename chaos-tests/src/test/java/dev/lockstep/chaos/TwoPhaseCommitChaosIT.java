@@ -1,0 +1,307 @@
+package dev.lockstep.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.chaos.report.ComplianceReport;
+import dev.lockstep.chaos.report.ScenarioRecord;
+import dev.lockstep.chaos.support.LockstepClient;
+import dev.lockstep.chaos.support.LockstepClient.Answer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Crash and fault injection at each point of the two-phase commit of "submit an application"
+ * (one XA transaction: business row + binding + command record on the business DB, process start
+ * on the workflow DB). Each test names its expected outcome first, breaks the service JVM or a
+ * database at one point, restarts what broke, and asserts on both databases with plain SQL.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class TwoPhaseCommitChaosIT {
+
+    /** Generous bound: presumed abort needs the XID seen twice, max-timeout (10 s) apart. */
+    private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(60);
+
+    @RegisterExtension
+    static final ComplianceReport REPORT =
+            new ComplianceReport(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
+
+    static ChaosHarness h;
+
+    @BeforeAll
+    static void startDatabases() throws Exception {
+        h = new ChaosHarness();
+        try (Connection c = h.business.connect(); Statement s = c.createStatement()) {
+            var r = s.executeQuery("select version()");
+            r.next();
+            REPORT.describe(h.serviceJar, r.getString(1));
+        }
+    }
+
+    @AfterAll
+    static void stopAll() {
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    @DisplayName("1. JVM halted before any prepare -> after restart nothing of the submit in either DB, no prepared xact")
+    void haltBeforeAnyPrepare() {
+        ScenarioRecord s = REPORT.begin(1, "JVM halted before any prepare",
+                "XAResource.prepare entered for the first branch; nothing prepared yet",
+                "Byteman rule halt-before-first-prepare.btm: Runtime.halt(1) at entry of PGXAConnection.prepare",
+                "Both branches roll back: the application stays DRAFT, no process instance, no prepared transaction.");
+        long app = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01");
+        assertThat(s.preparedAfterFault).as("nothing may be prepared before the first prepare").isEmpty();
+
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        expectRolledBack(s, app);
+    }
+
+    @Test
+    @Order(2)
+    @DisplayName("2. JVM halted after the first branch prepared -> recovery rolls both back")
+    void haltAfterFirstPrepare() {
+        ScenarioRecord s = REPORT.begin(2, "JVM halted after the first prepare, before the second",
+                "XAResource.prepare returned for the first branch; the second branch is not prepared",
+                "Byteman rule halt-after-first-prepare.btm: Runtime.halt(1) at exit of PGXAConnection.prepare",
+                "Presumed abort: recovery rolls the prepared branch back; the application stays DRAFT, no process instance.");
+        long app = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02");
+        assertThat(s.preparedAfterFault).as("exactly the first branch is prepared").hasSize(1);
+
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        expectRolledBack(s, app);
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("3. JVM halted after both prepared, before the commit decision is logged -> presumed abort rolls both back")
+    void haltBeforeCommitDecisionLogged() {
+        ScenarioRecord s = REPORT.begin(3, "JVM halted after both prepares, before the commit decision is logged",
+                "Both branches prepared; the coordinator is about to write its COMMITTING record",
+                "Byteman rule halt-before-commit-decision.btm: Runtime.halt(1) at entry of Atomikos OltpLogImp.write(COMMITTING)",
+                "Presumed abort: with no COMMITTING record, recovery rolls both prepared branches back; application stays DRAFT.");
+        long app = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03");
+        assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
+        assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
+
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        expectRolledBack(s, app);
+    }
+
+    @Test
+    @Order(4)
+    @DisplayName("4. JVM halted after the commit decision is logged, before any commit -> recovery commits both")
+    void haltAfterCommitDecisionLogged() {
+        ScenarioRecord s = REPORT.begin(4, "JVM halted after the commit decision is logged, before any commit",
+                "COMMITTING record written to the coordinator log; no branch committed yet",
+                "Byteman rule halt-after-commit-decision.btm: Runtime.halt(1) at exit of Atomikos OltpLogImp.write(COMMITTING)",
+                "Recovery replays the logged decision: both branches commit; application APPROVING with its process running.");
+        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04");
+        assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
+        assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
+
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        expectCommitted(s, app);
+    }
+
+    @Test
+    @Order(5)
+    @DisplayName("5. JVM halted after the first commit, before the second -> recovery commits the second")
+    void haltBetweenCommits() {
+        ScenarioRecord s = REPORT.begin(5, "JVM halted after the first commit, before the second",
+                "XAResource.commit returned for the first branch; the second is still prepared",
+                "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
+                "Recovery commits the remaining branch: both committed; application APPROVING with its process running.");
+        long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05");
+        assertThat(s.preparedAfterFault).as("exactly the second branch is still prepared").hasSize(1);
+
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        expectCommitted(s, app);
+    }
+
+    @Test
+    @Order(10)
+    @DisplayName("10. A branch rejected at prepare (deferred constraint) -> both rolled back, client gets an error")
+    void branchRejectedAtPrepare() throws Exception {
+        ScenarioRecord s = REPORT.begin(10, "Business branch rejected at prepare by a deferred constraint",
+                "PREPARE TRANSACTION on the business DB fails (a DEFERRABLE INITIALLY DEFERRED constraint trigger fires there)",
+                "A constraint trigger the test installs in the business DB (plain SQL, as a DBA could) rejects the submit's update at prepare",
+                "The whole transaction rolls back: the client gets an error status, application stays DRAFT, no process instance, nothing prepared.");
+        try (Connection c = h.business.connect(); Statement st = c.createStatement()) {
+            st.execute("""
+                    create or replace function chaos_reject_at_prepare() returns trigger language plpgsql as $$
+                    begin
+                      if new.approval_status <> 'DRAFT' and new.title like 'chaos reject at prepare%' then
+                        raise exception 'chaos: deferred check rejects application %', new.id using errcode = '23514';
+                      end if;
+                      return new;
+                    end $$""");
+            st.execute("create constraint trigger chaos_reject_at_prepare after update on application"
+                    + " deferrable initially deferred for each row execute function chaos_reject_at_prepare()");
+        }
+        try {
+            h.newService("s10");
+            h.service.start(ChaosHarness.TM_NAME, null, null);
+            long app = h.client.createDraft("chaos reject at prepare");
+            s.rowsBefore.putAll(h.rows(app));
+            Answer answer = h.client.submit(app, LockstepClient.newKey());
+            s.clientAnswer = answer.toString();
+            s.rowsAfterRecovery.putAll(h.rows(app));
+            s.preparedAfterRecovery = h.prepared();
+            s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
+                    + s.rowsAfterRecovery.get("business: application " + app);
+            assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(400);
+            assertThat(h.service.isAlive()).as("the service keeps running").isTrue();
+            expectNothingOf(s, app);
+        } finally {
+            try (Connection c = h.business.connect(); Statement st = c.createStatement()) {
+                st.execute("drop trigger if exists chaos_reject_at_prepare on application");
+                st.execute("drop function if exists chaos_reject_at_prepare()");
+            }
+        }
+    }
+
+    @Test
+    @Order(11)
+    @DisplayName("11. A transaction exceeding its JTA timeout -> both rolled back")
+    void transactionTimeout() {
+        ScenarioRecord s = REPORT.begin(11, "Transaction exceeds its JTA timeout",
+                "The submit's XA transaction stays active 12 s, past its 8 s JTA timeout, before it reaches commit",
+                "Byteman rule stall-past-timeout.btm: Thread.sleep(12000) at entry of Activiti StartProcessInstanceCmd.execute",
+                "The transaction manager rolls the transaction back: client gets an error, application stays DRAFT, no process instance, nothing prepared.");
+        h.newService("s11");
+        h.service.start(ChaosHarness.TM_NAME, h.bytemanJar, h.rule("stall-past-timeout.btm"));
+        long app = h.client.createDraft("chaos timeout");
+        s.rowsBefore.putAll(h.rows(app));
+        h.arm();
+        Answer answer;
+        try {
+            answer = h.client.submit(app, LockstepClient.newKey());
+        } finally {
+            h.disarm();
+        }
+        s.clientAnswer = answer.toString();
+        s.note("fault trace: " + h.faultTrace());
+        s.rowsAfterRecovery.putAll(h.rows(app));
+        s.preparedAfterRecovery = h.prepared();
+        s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
+                + s.rowsAfterRecovery.get("business: application " + app);
+        assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(400);
+        expectNothingOf(s, app);
+    }
+
+    @Test
+    @Order(12)
+    @DisplayName("12. Coordinator log lost while both branches are prepared -> branches stay prepared for a DBA, none resolved automatically")
+    void coordinatorLogLost() throws Exception {
+        ScenarioRecord s = REPORT.begin(12, "Coordinator log lost while both branches are prepared",
+                "Both branches prepared and the COMMITTING decision logged; then the node's Atomikos log directory is destroyed"
+                        + " and a replacement node (tm chaos-2.tm) takes over",
+                "Byteman rule halt-after-commit-decision.btm, then the test deletes <home>/atomikos before the restart",
+                "No automatic step resolves the branches: both stay in pg_prepared_xacts past the recovery window (one per"
+                        + " database, same gtrid), nothing is half committed; a DBA then resolves them and the databases agree.");
+        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s12");
+        assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
+        ChaosHarness.deleteTree(h.service.home().resolve("atomikos"));
+        s.note("deleted " + h.service.home().resolve("atomikos") + " (the coordinator log)");
+
+        h.service.start("chaos-2.tm", null, null);
+        // longer than max-timeout (10 s) plus several recovery passes (every 2 s): any automatic resolution would have happened
+        ChaosHarness.sleep(16_000);
+        var stillPrepared = h.prepared();
+        s.rowsAfterRecovery.putAll(h.rows(app));
+        s.preparedAfterRecovery = stillPrepared;
+        s.observedOutcome = stillPrepared.size() + " branch(es) still prepared after 16 s; "
+                + s.rowsAfterRecovery.get("business: application " + app);
+        assertThat(h.preparedCount(h.business)).as("business branch left prepared for a DBA").isEqualTo(1);
+        assertThat(h.preparedCount(h.workflow)).as("workflow branch left prepared for a DBA").isEqualTo(1);
+        assertThat(stillPrepared.get(0).replaceAll(".*gtrid ([^,]+),.*", "$1"))
+                .as("both branches belong to one global transaction")
+                .isEqualTo(stillPrepared.get(1).replaceAll(".*gtrid ([^,]+),.*", "$1"));
+        assertThat(s.rowsAfterRecovery.get("business: application " + app).toString()).contains("approval_status=DRAFT");
+        assertThat(s.rowsAfterRecovery.get("workflow: act_hi_procinst rows (business key " + app + ")")).isEqualTo("0");
+        assertThat(h.invariants(s, true).consistent()).as("nothing is half committed: " + s.invariantViolations).isTrue();
+
+        // the DBA's resolution (the recovery console's job): the lost decision was commit, so commit both
+        for (var server : java.util.List.of(h.business, h.workflow)) {
+            try (Connection c = server.connect(); Statement st = c.createStatement()) {
+                var gids = new java.util.ArrayList<String>();
+                var r = st.executeQuery("select gid from pg_prepared_xacts");
+                while (r.next()) {
+                    gids.add(r.getString(1));
+                }
+                for (String gid : gids) {
+                    st.execute("commit prepared '" + gid + "'");
+                }
+            }
+        }
+        s.note("a DBA committed both branches with COMMIT PREPARED (the decision the lost log held)");
+        s.note("after the DBA: " + h.rows(app));
+        assertThat(h.invariants(s, false).consistent()).as("consistent after the DBA's resolution: " + s.invariantViolations).isTrue();
+    }
+
+    /** Starts the service with the rule, creates a draft, arms the rule, submits and waits for the halt. */
+    private long crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir) {
+        h.newService(scenarioDir);
+        h.service.start(ChaosHarness.TM_NAME, h.bytemanJar, h.rule(rule));
+        long app = h.client.createDraft("chaos " + scenarioDir);
+        s.rowsBefore.putAll(h.rows(app));
+        h.arm();
+        Answer answer;
+        int exit;
+        try {
+            answer = h.client.submit(app, LockstepClient.newKey());
+            exit = h.service.awaitExit(Duration.ofSeconds(30));
+        } finally {
+            h.disarm();
+        }
+        s.clientAnswer = answer.toString();
+        s.note("service JVM exited with code " + exit + "; fault trace: " + h.faultTrace());
+        s.rowsAfterFault.putAll(h.rows(app));
+        s.preparedAfterFault = h.prepared();
+        s.coordinatorLogAfterFault = h.coordinatorLog();
+        assertThat(answer.answered()).as("the halted JVM never answered the submit").isFalse();
+        return app;
+    }
+
+    private void expectRolledBack(ScenarioRecord s, long app) {
+        s.rowsAfterRecovery.putAll(h.rows(app));
+        s.preparedAfterRecovery = h.prepared();
+        s.observedOutcome = "rolled back: " + s.rowsAfterRecovery.get("business: application " + app);
+        expectNothingOf(s, app);
+    }
+
+    private void expectNothingOf(ScenarioRecord s, long app) {
+        assertThat(s.rowsAfterRecovery.get("business: application " + app).toString()).contains("approval_status=DRAFT");
+        assertThat(s.rowsAfterRecovery.get("business: business_process_binding rows")).isEqualTo("0");
+        assertThat(s.rowsAfterRecovery.get("business: workflow_command rows")).isEqualTo("0");
+        assertThat(s.rowsAfterRecovery.get("workflow: act_hi_procinst rows (business key " + app + ")")).isEqualTo("0");
+        assertThat(s.preparedAfterRecovery).isEmpty();
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+
+    private void expectCommitted(ScenarioRecord s, long app) {
+        s.rowsAfterRecovery.putAll(h.rows(app));
+        s.preparedAfterRecovery = h.prepared();
+        s.observedOutcome = "committed: " + s.rowsAfterRecovery.get("business: application " + app)
+                + "; running instances " + s.rowsAfterRecovery.get("workflow: running process instances");
+        assertThat(s.rowsAfterRecovery.get("business: application " + app).toString()).contains("approval_status=APPROVING");
+        assertThat(s.rowsAfterRecovery.get("business: business_process_binding rows")).isEqualTo("1");
+        assertThat(s.rowsAfterRecovery.get("workflow: running process instances")).isEqualTo("1");
+        assertThat(s.rowsAfterRecovery.get("workflow: open tasks")).isEqualTo("managerApproval");
+        assertThat(s.preparedAfterRecovery).isEmpty();
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+}

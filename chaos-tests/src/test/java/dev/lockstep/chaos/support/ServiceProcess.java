@@ -1,0 +1,173 @@
+package dev.lockstep.chaos.support;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The built service ({@code java -jar lockstep.jar}) as a separate JVM in external mode, pointed
+ * at the two test-owned PostgreSQL servers, optionally with a Byteman agent script attached.
+ */
+public final class ServiceProcess {
+
+    /** Demo users in external mode (the service never has demo users there unless configured). */
+    private static final String[][] USERS = {
+            {"alice", "APPLICANT", ""},
+            {"bob", "APPROVER", "managers"},
+            {"carol", "APPROVER", "legal"},
+            {"dave", "APPROVER", "finance"},
+            {"frank", "APPROVER", "directors"},
+            {"erin", "ADMIN", ""},
+    };
+
+    private final Path jar;
+    private final Path home;
+    private final int httpPort;
+    private final PostgresServer business;
+    private final PostgresServer workflow;
+    private Process process;
+    private Path log;
+    private int starts;
+
+    public ServiceProcess(Path jar, Path home, int httpPort, PostgresServer business, PostgresServer workflow) {
+        this.jar = jar;
+        this.home = home;
+        this.httpPort = httpPort;
+        this.business = business;
+        this.workflow = workflow;
+    }
+
+    /** Starts the JVM and waits until it answers HTTP. {@code agentScript} may be null. */
+    public Duration start(String tmUniqueName, Path bytemanJar, Path agentScript) {
+        long t0 = System.nanoTime();
+        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms256m", "-Xmx768m", "-XX:TieredStopAtLevel=1"));
+        if (agentScript != null) {
+            cmd.add("-javaagent:" + bytemanJar + "=script:" + agentScript);
+        }
+        cmd.addAll(List.of("-jar", jar.toString(),
+                "--server.port=" + httpPort,
+                "--lockstep.mode=external",
+                "--lockstep.home=" + home,
+                "--lockstep.tm.unique-name=" + tmUniqueName,
+                // short timeouts so presumed abort happens within the test's recovery window
+                "--lockstep.tm.default-timeout=8s",
+                "--lockstep.tm.max-timeout=10s",
+                "--lockstep.tm.recovery-delay=2s",
+                "--lockstep.db.business.url=" + business.jdbcUrl(),
+                "--lockstep.db.business.username=postgres",
+                "--lockstep.db.business.password=",
+                "--lockstep.db.workflow.url=" + workflow.jdbcUrl(),
+                "--lockstep.db.workflow.username=postgres",
+                "--lockstep.db.workflow.password=",
+                "--logging.level.com.atomikos=INFO"));
+        for (int i = 0; i < USERS.length; i++) {
+            cmd.add("--lockstep.security.users[" + i + "].name=" + USERS[i][0]);
+            cmd.add("--lockstep.security.users[" + i + "].password={noop}" + LockstepClient.PASSWORD);
+            cmd.add("--lockstep.security.users[" + i + "].roles=" + USERS[i][1]);
+            if (!USERS[i][2].isEmpty()) {
+                cmd.add("--lockstep.security.users[" + i + "].groups=" + USERS[i][2]);
+            }
+        }
+        starts++;
+        log = home.resolve("service-" + starts + ".log");
+        try {
+            Files.createDirectories(home);
+            process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        awaitHttp(Duration.ofSeconds(120));
+        return Duration.ofNanos(System.nanoTime() - t0);
+    }
+
+    private void awaitHttp(Duration timeout) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("service exited with " + process.exitValue() + " during startup; see " + log);
+            }
+            try {
+                http.send(HttpRequest.newBuilder(URI.create(baseUrl() + "/actuator/health")).timeout(Duration.ofSeconds(2))
+                        .build(), HttpResponse.BodyHandlers.discarding());
+                return; // any HTTP answer means the context is up (health may be DOWN or need auth)
+            } catch (IOException e) {
+                sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException("service did not answer HTTP within " + timeout + "; see " + log);
+    }
+
+    /** Waits for the JVM to end by itself (a Byteman rule halted it) and returns its exit code. */
+    public int awaitExit(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("service did not halt within " + timeout + "; the fault point was not reached; see " + log);
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** SIGKILL: no shutdown hooks, no Atomikos shutdown, exactly like a machine losing the process. */
+    public void kill9() {
+        process.destroyForcibly();
+        awaitExit(Duration.ofSeconds(30));
+    }
+
+    /** A normal shutdown between scenarios. */
+    public void stop() {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    kill9();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    public String baseUrl() {
+        return "http://localhost:" + httpPort;
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public Path home() {
+        return home;
+    }
+
+    private static String javaBinary() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
