@@ -16,6 +16,7 @@ CREATE TABLE application (
     process_instance_id         VARCHAR(128),
     process_definition_id       VARCHAR(128),
     process_definition_version  INT,
+    lifecycle_no                INT            NOT NULL DEFAULT 0,
     current_task_summary        VARCHAR(500),
     closed_reason               VARCHAR(1000),
     row_version                 BIGINT         NOT NULL DEFAULT 0,
@@ -42,7 +43,9 @@ CREATE TABLE business_process_binding (
     created_at             TIMESTAMPTZ  NOT NULL,
     ended_at               TIMESTAMPTZ,
     CONSTRAINT uq_binding_process_instance UNIQUE (process_instance_id),
+    -- deferred: checked at PREPARE, so a clash fails the business branch in phase one of 2PC
     CONSTRAINT uq_binding_lifecycle UNIQUE (business_type, business_id, process_type, lifecycle_no)
+        DEFERRABLE INITIALLY DEFERRED
 );
 -- at most one running process per business object and process type
 CREATE UNIQUE INDEX uq_binding_one_active ON business_process_binding (business_type, business_id, process_type)
@@ -56,11 +59,11 @@ CREATE TABLE workflow_command (
     business_id          VARCHAR(64)  NOT NULL,
     requested_by         VARCHAR(64)  NOT NULL,
     request_fingerprint  VARCHAR(64)  NOT NULL,
-    command_status       VARCHAR(32)  NOT NULL CHECK (command_status IN ('SUCCEEDED')),
+    command_status       VARCHAR(32)  NOT NULL CHECK (command_status IN ('PROCESSING', 'SUCCEEDED')),
     process_instance_id  VARCHAR(128),
     result_code          VARCHAR(64),
-    response_status      INT          NOT NULL,
-    response_body        TEXT         NOT NULL,
+    response_status      INT,
+    response_body        TEXT,
     created_at           TIMESTAMPTZ  NOT NULL,
     updated_at           TIMESTAMPTZ  NOT NULL
 );

@@ -1,0 +1,149 @@
+package dev.lockstep.approval;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.math.BigDecimal;
+import java.time.Instant;
+
+/**
+ * The business fact: what is applied for, by whom, and where it stands. State changes go through
+ * the guarded updates in {@link ApplicationRepository}, never through setters.
+ */
+@Entity
+@Table(name = "application")
+public class Application {
+
+    public static final String BUSINESS_TYPE = "APPLICATION";
+
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    private Long id;
+    private String title;
+    private String description;
+    private long assetId;
+    private BigDecimal amount;
+    @Enumerated(EnumType.STRING)
+    private RiskLevel riskLevel;
+    private boolean sensitive;
+    private String applicantId;
+    @Enumerated(EnumType.STRING)
+    private ApprovalStatus approvalStatus;
+    @Enumerated(EnumType.STRING)
+    private PublishStatus publishStatus;
+    private String processInstanceId;
+    private String processDefinitionId;
+    private Integer processDefinitionVersion;
+    private int lifecycleNo;
+    private String currentTaskSummary;
+    private String closedReason;
+    @Column(name = "row_version")
+    private long rowVersion;
+    private Instant createdAt;
+    private Instant updatedAt;
+
+    protected Application() {
+    }
+
+    public static Application draft(String title, String description, long assetId, BigDecimal amount, RiskLevel riskLevel,
+            boolean sensitive, String applicantId, Instant now) {
+        Application application = new Application();
+        application.title = title;
+        application.description = description;
+        application.assetId = assetId;
+        application.amount = amount;
+        application.riskLevel = riskLevel;
+        application.sensitive = sensitive;
+        application.applicantId = applicantId;
+        application.approvalStatus = ApprovalStatus.DRAFT;
+        application.publishStatus = PublishStatus.NOT_STARTED;
+        application.createdAt = now;
+        application.updatedAt = now;
+        return application;
+    }
+
+    public String businessKey() {
+        return id.toString();
+    }
+
+    public Long getId() {
+        return id;
+    }
+
+    public String getTitle() {
+        return title;
+    }
+
+    public String getDescription() {
+        return description;
+    }
+
+    public long getAssetId() {
+        return assetId;
+    }
+
+    public BigDecimal getAmount() {
+        return amount;
+    }
+
+    public RiskLevel getRiskLevel() {
+        return riskLevel;
+    }
+
+    public boolean isSensitive() {
+        return sensitive;
+    }
+
+    public String getApplicantId() {
+        return applicantId;
+    }
+
+    public ApprovalStatus getApprovalStatus() {
+        return approvalStatus;
+    }
+
+    public PublishStatus getPublishStatus() {
+        return publishStatus;
+    }
+
+    public String getProcessInstanceId() {
+        return processInstanceId;
+    }
+
+    public String getProcessDefinitionId() {
+        return processDefinitionId;
+    }
+
+    public Integer getProcessDefinitionVersion() {
+        return processDefinitionVersion;
+    }
+
+    public int getLifecycleNo() {
+        return lifecycleNo;
+    }
+
+    public String getCurrentTaskSummary() {
+        return currentTaskSummary;
+    }
+
+    public String getClosedReason() {
+        return closedReason;
+    }
+
+    public long getRowVersion() {
+        return rowVersion;
+    }
+
+    public Instant getCreatedAt() {
+        return createdAt;
+    }
+
+    public Instant getUpdatedAt() {
+        return updatedAt;
+    }
+}

@@ -1,0 +1,121 @@
+package dev.lockstep.approval;
+
+import dev.lockstep.security.Caller;
+import dev.lockstep.security.Roles;
+import dev.lockstep.web.ApiException;
+import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.workflow.ApprovalProcess.StartedProcess;
+import java.time.Clock;
+import java.time.Instant;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * The applicant's and the admin's use cases on one application. Each public method is one JTA
+ * transaction over both databases: the business rows and the engine's ACT_* rows commit together
+ * through two-phase commit, or neither does.
+ */
+@Service
+@Transactional(rollbackFor = Exception.class)
+public class ApplicationLifecycle {
+
+    private final ApplicationRepository applications;
+    private final BusinessProcessBindingRepository bindings;
+    private final ApprovalRecordRepository records;
+    private final ApprovalProcess process;
+    private final TaskSummaries summaries;
+    private final Clock clock;
+
+    public ApplicationLifecycle(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
+            ApprovalRecordRepository records, ApprovalProcess process, TaskSummaries summaries, Clock clock) {
+        this.applications = applications;
+        this.bindings = bindings;
+        this.records = records;
+        this.process = process;
+        this.summaries = summaries;
+        this.clock = clock;
+    }
+
+    public ApplicationView createDraft(CreateApplicationRequest request, Caller caller) {
+        if (!caller.hasRole(Roles.APPLICANT)) {
+            throw ApiException.forbidden("NOT_AN_APPLICANT", "Only applicants create applications.");
+        }
+        Application draft = Application.draft(request.title().strip(), request.description(), request.assetId(),
+                request.amount(), request.riskLevel(), request.sensitive(), caller.id(), clock.instant());
+        return ApplicationView.of(applications.saveAndFlush(draft));
+    }
+
+    /** Starts a new process lifecycle for a draft or a rejected application and binds it. */
+    public ApplicationView submit(long applicationId, Caller caller) {
+        Application application = ownApplication(applicationId, caller);
+        Instant now = clock.instant();
+        if (applications.beginSubmission(applicationId, caller.id(), application.getRowVersion(), now) == 0) {
+            throw notSubmittable(applicationId);
+        }
+        Application submitting = load(applicationId);
+        StartedProcess started = process.start(submitting.businessKey(), caller.id(), submitting.isSensitive(),
+                submitting.getRiskLevel().name());
+        bindings.saveAndFlush(BusinessProcessBinding.active(submitting.businessKey(), started.processInstanceId(),
+                started.processDefinitionId(), submitting.getLifecycleNo(), now));
+        applications.markApproving(applicationId, started.processInstanceId(), started.processDefinitionId(),
+                started.processDefinitionVersion(), summaries.of(process.openTasks(started.processInstanceId())), now);
+        return ApplicationView.of(load(applicationId));
+    }
+
+    /** The applicant takes a running application back, as long as no approver has decided on it yet. */
+    public ApplicationView withdraw(long applicationId, String reason, Caller caller) {
+        Application application = ownApplication(applicationId, caller);
+        lockRunning(application);
+        if (records.existsByApplicationIdAndLifecycleNo(applicationId, application.getLifecycleNo())) {
+            throw ApiException.conflict("APPROVAL_ALREADY_STARTED",
+                    "An approver has already decided on application " + applicationId + "; it can no longer be withdrawn.");
+        }
+        return cancel(application, BindingStatus.WITHDRAWN, "Withdrawn by " + caller.id() + ": " + reason);
+    }
+
+    /** An admin stops a running application for good. */
+    public ApplicationView terminate(long applicationId, String reason, Caller caller) {
+        Application application = load(applicationId);
+        lockRunning(application);
+        return cancel(application, BindingStatus.TERMINATED, "Terminated by " + caller.id() + ": " + reason);
+    }
+
+    private ApplicationView cancel(Application application, BindingStatus bindingStatus, String reason) {
+        Instant now = clock.instant();
+        process.cancel(application.getProcessInstanceId(), bindingStatus.name(), reason);
+        bindings.end(application.getProcessInstanceId(), bindingStatus, now);
+        applications.close(application.getId(), ApprovalStatus.CANCELED, PublishStatus.NOT_STARTED, reason, now);
+        return ApplicationView.of(load(application.getId()));
+    }
+
+    private void lockRunning(Application application) {
+        if (applications.lockRunningStep(application.getId(), application.getProcessInstanceId(), clock.instant()) == 0) {
+            throw ApiException.conflict("APPLICATION_NOT_RUNNING", "Application " + application.getId()
+                    + " is not being approved (status " + load(application.getId()).getApprovalStatus() + ").");
+        }
+    }
+
+    private ApiException notSubmittable(long applicationId) {
+        ApprovalStatus status = load(applicationId).getApprovalStatus();
+        if (status == ApprovalStatus.DRAFT || status == ApprovalStatus.REJECTED) {
+            return ApiException.conflict("CONCURRENT_MODIFICATION",
+                    "Application " + applicationId + " was changed by another request at the same time; reload and retry.");
+        }
+        return ApiException.conflict("APPLICATION_NOT_SUBMITTABLE",
+                "Application " + applicationId + " is " + status + "; only DRAFT or REJECTED applications can be submitted.");
+    }
+
+    private Application ownApplication(long applicationId, Caller caller) {
+        Application application = load(applicationId);
+        if (!application.getApplicantId().equals(caller.id())) {
+            throw ApiException.forbidden("NOT_THE_APPLICANT", "Only the applicant of application " + applicationId
+                    + " can do this.");
+        }
+        return application;
+    }
+
+    private Application load(long applicationId) {
+        return applications.findById(applicationId).orElseThrow(() -> ApiException.notFound("APPLICATION_NOT_FOUND",
+                "There is no application " + applicationId + "."));
+    }
+}

@@ -1,0 +1,54 @@
+package dev.lockstep.approval;
+
+import dev.lockstep.security.Caller;
+import dev.lockstep.security.Roles;
+import dev.lockstep.web.ApiException;
+import dev.lockstep.workflow.ApprovalProcess;
+import java.util.List;
+import org.springframework.data.domain.Page;
+import org.springframework.data.domain.PageRequest;
+import org.springframework.data.domain.Sort;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/** Read side: applicants see their own applications, approvers, admins and auditors see all. */
+@Service
+@Transactional(readOnly = true)
+public class ApplicationQueries {
+
+    private final ApplicationRepository applications;
+    private final BusinessProcessBindingRepository bindings;
+    private final ApprovalRecordRepository records;
+    private final ApprovalProcess process;
+
+    public ApplicationQueries(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
+            ApprovalRecordRepository records, ApprovalProcess process) {
+        this.applications = applications;
+        this.bindings = bindings;
+        this.records = records;
+        this.process = process;
+    }
+
+    public ApplicationDetails details(long applicationId, Caller caller) {
+        Application application = applications.findById(applicationId)
+                .filter(found -> seesAll(caller) || found.getApplicantId().equals(caller.id()))
+                .orElseThrow(() -> ApiException.notFound("APPLICATION_NOT_FOUND", "There is no application " + applicationId + "."));
+        return new ApplicationDetails(ApplicationView.of(application),
+                bindings.findByBusinessTypeAndBusinessIdOrderByLifecycleNo(Application.BUSINESS_TYPE, application.businessKey())
+                        .stream().map(ApplicationDetails.Binding::of).toList(),
+                records.findByApplicationIdOrderByDecidedAt(applicationId).stream().map(ApplicationDetails.Record::of).toList(),
+                application.getApprovalStatus() == ApprovalStatus.APPROVING
+                        ? process.openTasks(application.getProcessInstanceId()) : List.of());
+    }
+
+    public Page<ApplicationView> search(String applicant, ApprovalStatus status, int page, int size, Caller caller) {
+        String visibleApplicant = seesAll(caller) ? applicant : caller.id();
+        return applications.search(visibleApplicant, status,
+                        PageRequest.of(page, size, Sort.by(Sort.Direction.DESC, "createdAt").and(Sort.by(Sort.Direction.DESC, "id"))))
+                .map(ApplicationView::of);
+    }
+
+    private static boolean seesAll(Caller caller) {
+        return caller.hasRole(Roles.APPROVER) || caller.hasRole(Roles.ADMIN) || caller.hasRole(Roles.AUDITOR);
+    }
+}

@@ -1,0 +1,7 @@
+package dev.lockstep.approval;
+
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
+
+public record DecisionRequest(@NotNull Decision decision, @Size(max = 2000) String comment) {
+}

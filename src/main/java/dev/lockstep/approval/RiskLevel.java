@@ -1,0 +1,5 @@
+package dev.lockstep.approval;
+
+public enum RiskLevel {
+    LOW, MEDIUM, HIGH
+}

@@ -1,0 +1,127 @@
+package dev.lockstep.web;
+
+import java.util.List;
+import java.util.Map;
+import org.activiti.engine.ActivitiObjectNotFoundException;
+import org.activiti.engine.ActivitiOptimisticLockingException;
+import org.activiti.engine.ActivitiTaskAlreadyClaimedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.OptimisticLockingFailureException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.transaction.TransactionException;
+import org.springframework.validation.FieldError;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.MissingRequestHeaderException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.HandlerMethodValidationException;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+
+/**
+ * Every error leaves as RFC 9457 problem+json with a stable {@code code}; nothing escapes as a bare
+ * 500. Spring MVC's own exceptions get codes here too, so clients never parse a message.
+ */
+@RestControllerAdvice
+public class ProblemHandler extends ResponseEntityExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
+
+    @ExceptionHandler(ApiException.class)
+    ResponseEntity<Object> refused(ApiException e) {
+        return ProblemResponses.response(ProblemResponses.problem(e.status(), e.code(), e.getMessage()));
+    }
+
+    @ExceptionHandler(ActivitiObjectNotFoundException.class)
+    ResponseEntity<Object> engineObjectGone(ActivitiObjectNotFoundException e) {
+        return conflict("TASK_ALREADY_COMPLETED", "The task no longer exists: another request completed or removed it.");
+    }
+
+    @ExceptionHandler(ActivitiTaskAlreadyClaimedException.class)
+    ResponseEntity<Object> claimedByOther(ActivitiTaskAlreadyClaimedException e) {
+        return conflict("TASK_CLAIMED_BY_OTHER", "The task is already claimed by " + e.getTaskAssignee() + ".");
+    }
+
+    @ExceptionHandler({ActivitiOptimisticLockingException.class, OptimisticLockingFailureException.class})
+    ResponseEntity<Object> concurrentChange(RuntimeException e) {
+        return conflict("CONCURRENT_MODIFICATION", "Another request changed the same data at the same time; reload and retry.");
+    }
+
+    @ExceptionHandler(DataIntegrityViolationException.class)
+    ResponseEntity<Object> constraint(DataIntegrityViolationException e) {
+        log.info("request refused by a database constraint: {}", e.getMostSpecificCause().getMessage());
+        return conflict("CONSTRAINT_VIOLATION", "The change conflicts with data already stored; nothing was written.");
+    }
+
+    /** The global transaction did not commit (a branch refused to prepare, a timeout): nothing was written. */
+    @ExceptionHandler(TransactionException.class)
+    ResponseEntity<Object> notCommitted(TransactionException e) {
+        log.warn("global transaction rolled back: {}", e.getMostSpecificCause().toString());
+        return conflict("TRANSACTION_ROLLED_BACK",
+                "The databases did not commit the change (" + e.getMostSpecificCause().getClass().getSimpleName()
+                        + "); neither database holds any part of it. Retry with the same Idempotency-Key.");
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<Object> unexpected(Exception e) {
+        log.error("unexpected error", e);
+        return ProblemResponses.response(ProblemResponses.problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR",
+                "An unexpected error occurred; the transaction was rolled back."));
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleMethodArgumentNotValid(MethodArgumentNotValidException e, HttpHeaders headers,
+            HttpStatusCode status, WebRequest request) {
+        List<Map<String, String>> errors = e.getBindingResult().getFieldErrors().stream()
+                .map(ProblemHandler::fieldError)
+                .toList();
+        ProblemDetail problem = ProblemResponses.problem(HttpStatus.BAD_REQUEST, "VALIDATION_FAILED",
+                "Invalid request: " + String.join(", ", errors.stream().map(m -> m.get("field") + " " + m.get("message")).toList()));
+        problem.setProperty("errors", errors);
+        return ProblemResponses.response(problem);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHandlerMethodValidationException(HandlerMethodValidationException e,
+            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        return ProblemResponses.response(ProblemResponses.problem(HttpStatus.BAD_REQUEST, "VALIDATION_FAILED",
+                "Invalid request: " + e.getMessage()));
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e, HttpHeaders headers,
+            HttpStatusCode status, WebRequest request) {
+        return ProblemResponses.response(ProblemResponses.problem(HttpStatus.BAD_REQUEST, "MALFORMED_REQUEST",
+                "The request body is not valid JSON for this endpoint: " + RequestBodyErrors.describe(e)));
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleExceptionInternal(Exception e, Object body, HttpHeaders headers,
+            HttpStatusCode status, WebRequest request) {
+        String code = e instanceof MissingRequestHeaderException ? "MISSING_HEADER"
+                : e instanceof MethodArgumentTypeMismatchException ? "INVALID_PARAMETER"
+                : HttpStatus.valueOf(status.value()).name();
+        String detail = e instanceof MissingRequestHeaderException missing
+                ? "The header " + missing.getHeaderName() + " is required."
+                : body instanceof ProblemDetail given && given.getDetail() != null ? given.getDetail() : e.getMessage();
+        return ResponseEntity.status(status).headers(headers).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(ProblemResponses.problem(status, code, detail));
+    }
+
+    private static Map<String, String> fieldError(FieldError error) {
+        return Map.of("field", error.getField(), "message", String.valueOf(error.getDefaultMessage()));
+    }
+
+    private static ResponseEntity<Object> conflict(String code, String detail) {
+        return ProblemResponses.response(ProblemResponses.problem(HttpStatus.CONFLICT, code, detail));
+    }
+}
