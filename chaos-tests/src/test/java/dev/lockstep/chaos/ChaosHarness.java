@@ -39,53 +39,77 @@ final class ChaosHarness implements AutoCloseable {
     final PostgresServer business;
     final PostgresServer workflow;
     final InvariantChecker checker = new InvariantChecker();
-    private final Path armFile = work.resolve("armed");
     ServiceProcess service;
     LockstepClient client;
 
     ChaosHarness() {
         deleteTree(work);
-        business = new PostgresServer("lockstep_business", work.resolve("pg-business"), freePort());
-        workflow = new PostgresServer("lockstep_workflow", work.resolve("pg-workflow"), freePort());
+        // -Dchaos.db.business.url=... (and workflow) points the suite at databases someone else runs
+        PostgresServer externalBusiness = PostgresServer.externalFrom("chaos.db.business");
+        PostgresServer externalWorkflow = PostgresServer.externalFrom("chaos.db.workflow");
+        business = externalBusiness != null ? externalBusiness
+                : new PostgresServer("lockstep_business", work.resolve("pg-business"), freePort());
+        workflow = externalWorkflow != null ? externalWorkflow
+                : new PostgresServer("lockstep_workflow", work.resolve("pg-workflow"), freePort());
         business.start();
         workflow.start();
     }
 
-    /** A fresh service home (its own Atomikos log) for one scenario. */
-    void newService(String scenario) {
-        if (service != null) {
-            service.stop();
+    /** Every Byteman rule, each armed by its own file; loaded at every start so a restarted service serves the next scenario. */
+    static final List<String> RULES = List.of("halt-before-first-prepare.btm", "halt-after-first-prepare.btm",
+            "halt-before-commit-decision.btm", "halt-after-commit-decision.btm", "halt-after-first-commit.btm",
+            "stall-past-timeout.btm");
+
+    /** Starts the service (all rules loaded, none armed) unless it already runs. */
+    void ensureService() {
+        if (service == null) {
+            service = new ServiceProcess(serviceJar, work.resolve("service"), freePort(), business, workflow);
+            client = new LockstepClient(service.baseUrl());
         }
-        service = new ServiceProcess(serviceJar, work.resolve(scenario), freePort(), business, workflow);
-        client = new LockstepClient(service.baseUrl());
+        if (!service.isAlive()) {
+            service.start(TM_NAME, bytemanJar, rules());
+        }
     }
 
-    /** Copies a Byteman script from the classpath, pointing its condition at this run's arm file. */
-    Path rule(String name) {
-        try (InputStream in = getClass().getResourceAsStream("/byteman/" + name)) {
-            if (in == null) {
-                throw new IllegalArgumentException("no Byteman rule " + name);
+    /** One script with all rules, each rule's condition pointing at its own arm file. */
+    Path rules() {
+        StringBuilder script = new StringBuilder();
+        for (String name : RULES) {
+            try (InputStream in = getClass().getResourceAsStream("/byteman/" + name)) {
+                if (in == null) {
+                    throw new IllegalArgumentException("no Byteman rule " + name);
+                }
+                script.append(new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("@ARM@", armFile(name).toString()))
+                        .append('\n');
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-            Path target = work.resolve("rules").resolve(name);
-            Files.createDirectories(target.getParent());
-            Files.writeString(target, new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("@ARM@", armFile.toString()));
+        }
+        try {
+            Path target = work.resolve("chaos-rules.btm");
+            Files.writeString(target, script);
+            Files.createDirectories(armFile(RULES.get(0)).getParent());
             return target;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    void arm() {
+    private Path armFile(String rule) {
+        return work.resolve("armed").resolve(rule);
+    }
+
+    void arm(String rule) {
         try {
-            Files.writeString(armFile, "armed");
+            Files.writeString(armFile(rule), "armed");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    void disarm() {
+    void disarm(String rule) {
         try {
-            Files.deleteIfExists(armFile);
+            Files.deleteIfExists(armFile(rule));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -188,7 +212,7 @@ final class ChaosHarness implements AutoCloseable {
     /** Restarts the service without any rule and waits until no prepared transaction is left. */
     Duration restartAndAwaitNoPrepared(ScenarioRecord s, String tmName, Duration window) {
         long t0 = System.nanoTime();
-        Duration startup = service.start(tmName, null, null);
+        Duration startup = service.start(tmName, bytemanJar, rules());
         s.note("restarted service answered HTTP after " + seconds(startup));
         awaitNoPrepared(window);
         Duration recovery = Duration.ofNanos(System.nanoTime() - t0);

@@ -10,6 +10,9 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -152,8 +155,7 @@ class TwoPhaseCommitChaosIT {
                     + " deferrable initially deferred for each row execute function chaos_reject_at_prepare()");
         }
         try {
-            h.newService("s10");
-            h.service.start(ChaosHarness.TM_NAME, null, null);
+            h.ensureService();
             long app = h.client.createDraft("chaos reject at prepare");
             s.rowsBefore.putAll(h.rows(app));
             Answer answer = h.client.submit(app, LockstepClient.newKey());
@@ -181,16 +183,15 @@ class TwoPhaseCommitChaosIT {
                 "The submit's XA transaction stays active 12 s, past its 8 s JTA timeout, before it reaches commit",
                 "Byteman rule stall-past-timeout.btm: Thread.sleep(12000) at entry of Activiti StartProcessInstanceCmd.execute",
                 "The transaction manager rolls the transaction back: client gets an error, application stays DRAFT, no process instance, nothing prepared.");
-        h.newService("s11");
-        h.service.start(ChaosHarness.TM_NAME, h.bytemanJar, h.rule("stall-past-timeout.btm"));
+        h.ensureService();
         long app = h.client.createDraft("chaos timeout");
         s.rowsBefore.putAll(h.rows(app));
-        h.arm();
+        h.arm("stall-past-timeout.btm");
         Answer answer;
         try {
             answer = h.client.submit(app, LockstepClient.newKey());
         } finally {
-            h.disarm();
+            h.disarm("stall-past-timeout.btm");
         }
         s.clientAnswer = answer.toString();
         s.note("fault trace: " + h.faultTrace());
@@ -217,7 +218,15 @@ class TwoPhaseCommitChaosIT {
         ChaosHarness.deleteTree(h.service.home().resolve("atomikos"));
         s.note("deleted " + h.service.home().resolve("atomikos") + " (the coordinator log)");
 
-        h.service.start("chaos-2.tm", null, null);
+        h.service.start("chaos-2.tm", h.bytemanJar, h.rules());
+        try {
+            resolveAsDba(s, app);
+        } finally {
+            h.service.stop(); // the next scenario starts as chaos-1.tm again
+        }
+    }
+
+    private void resolveAsDba(ScenarioRecord s, long app) throws Exception {
         // longer than max-timeout (10 s) plus several recovery passes (every 2 s): any automatic resolution would have happened
         ChaosHarness.sleep(16_000);
         var stillPrepared = h.prepared();
@@ -234,13 +243,17 @@ class TwoPhaseCommitChaosIT {
         assertThat(s.rowsAfterRecovery.get("workflow: act_hi_procinst rows (business key " + app + ")")).isEqualTo("0");
         assertThat(h.invariants(s, true).consistent()).as("nothing is half committed: " + s.invariantViolations).isTrue();
 
-        // the DBA's resolution (the recovery console's job): the lost decision was commit, so commit both
-        for (var server : java.util.List.of(h.business, h.workflow)) {
+        // the DBA's resolution (the recovery console's job): the lost decision was commit, so commit both branches of
+        // this one global transaction, and nothing else
+        String gtrid = stillPrepared.get(0).replaceAll(".*gtrid ([^,]+),.*", "$1");
+        for (var server : List.of(h.business, h.workflow)) {
             try (Connection c = server.connect(); Statement st = c.createStatement()) {
-                var gids = new java.util.ArrayList<String>();
+                List<String> gids = new ArrayList<>();
                 var r = st.executeQuery("select gid from pg_prepared_xacts");
                 while (r.next()) {
-                    gids.add(r.getString(1));
+                    if (ChaosHarness.decodeGid(r.getString(1)).contains("gtrid " + gtrid + ",")) {
+                        gids.add(r.getString(1));
+                    }
                 }
                 for (String gid : gids) {
                     st.execute("commit prepared '" + gid + "'");
@@ -252,20 +265,83 @@ class TwoPhaseCommitChaosIT {
         assertThat(h.invariants(s, false).consistent()).as("consistent after the DBA's resolution: " + s.invariantViolations).isTrue();
     }
 
+    @Test
+    @Order(13)
+    @DisplayName("13. Crash under load (16 clients, kill -9 at a random moment) -> every acknowledged request fully in both DBs,"
+            + " every refused one absent, no duplicate process, no prepared xact left")
+    void crashUnderLoad() throws Exception {
+        ScenarioRecord s = REPORT.begin(13, "Crash under load: 16 concurrent clients, service killed -9 at a random moment",
+                "Any point: create, submit and approve requests are in flight on 16 connections when the JVM gets SIGKILL",
+                "Process.destroyForcibly() (SIGKILL) on the service JVM after a random 4-8 s of load; restart on the same Atomikos log",
+                "Every request the clients saw succeed is fully in both databases; every request answered with an error is"
+                        + " entirely absent; requests cut off without an answer are all-or-nothing; no duplicate process per"
+                        + " lifecycle; no prepared transaction after the recovery window.");
+        h.ensureService();
+        long seed = System.nanoTime();
+        long killAfterMillis = 4000 + new Random(seed).nextInt(4000);
+        s.note("random seed " + seed + ": kill -9 after " + killAfterMillis + " ms of load");
+        LoadClients load = new LoadClients(h.client, 16);
+        load.start();
+        ChaosHarness.sleep(killAfterMillis);
+        h.service.kill9();
+        load.stopAndJoin();
+        s.clientAnswer = load.summary();
+        s.rowsAfterFault.put("all databases", h.invariants(s, true).counts());
+        s.preparedAfterFault = h.prepared();
+        s.coordinatorLogAfterFault = h.coordinatorLog();
+
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        s.preparedAfterRecovery = h.prepared();
+        List<String> missing = new ArrayList<>();
+        List<String> leaked = new ArrayList<>();
+        int cutCommitted = 0;
+        int cutAbsent = 0;
+        try (Connection b = h.business.connect()) {
+            for (LoadClients.Request r : load.requests()) {
+                boolean present = switch (r.kind()) {
+                    case CREATE -> r.applicationId() != null
+                            && ChaosHarness.one(b, "select count(*) from application where id = ?", r.applicationId()).equals("1");
+                    case SUBMIT -> ChaosHarness.one(b, "select count(*) from workflow_command where request_id = ?", r.key()).equals("1")
+                            && !ChaosHarness.one(b, "select approval_status from application where id = ?", r.applicationId()).equals("DRAFT");
+                    case COMPLETE -> ChaosHarness.one(b, "select count(*) from approval_record where request_id = ?", r.key()).equals("1");
+                };
+                if (r.answer().succeeded() && !present) {
+                    missing.add(r.toString());
+                } else if (r.answer().answered() && !r.answer().succeeded() && present) {
+                    leaked.add(r.toString());
+                } else if (!r.answer().answered() && r.kind() != LoadClients.Kind.CREATE) {
+                    if (present) {
+                        cutCommitted++;
+                    } else {
+                        cutAbsent++;
+                    }
+                }
+            }
+        }
+        s.rowsAfterRecovery.put("all databases", h.invariants(s, false).counts());
+        s.note("requests cut off by the kill without an answer: " + cutCommitted + " committed, " + cutAbsent + " absent (both allowed, each all-or-nothing)");
+        s.observedOutcome = load.succeeded() + " acknowledged requests checked: " + missing.size() + " missing; "
+                + leaked.size() + " refused but present; invariants " + (s.invariantViolations.isEmpty() ? "hold" : "violated");
+        assertThat(load.succeeded()).as("the clients got work done before the kill").isGreaterThan(16);
+        assertThat(missing).as("acknowledged but missing").isEmpty();
+        assertThat(leaked).as("refused but present").isEmpty();
+        assertThat(s.preparedAfterRecovery).isEmpty();
+        assertThat(s.invariantViolations).isEmpty();
+    }
+
     /** Starts the service with the rule, creates a draft, arms the rule, submits and waits for the halt. */
     private long crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir) {
-        h.newService(scenarioDir);
-        h.service.start(ChaosHarness.TM_NAME, h.bytemanJar, h.rule(rule));
+        h.ensureService();
         long app = h.client.createDraft("chaos " + scenarioDir);
         s.rowsBefore.putAll(h.rows(app));
-        h.arm();
+        h.arm(rule);
         Answer answer;
         int exit;
         try {
             answer = h.client.submit(app, LockstepClient.newKey());
             exit = h.service.awaitExit(Duration.ofSeconds(30));
         } finally {
-            h.disarm();
+            h.disarm(rule);
         }
         s.clientAnswer = answer.toString();
         s.note("service JVM exited with code " + exit + "; fault trace: " + h.faultTrace());

@@ -80,6 +80,7 @@ public final class ComplianceReport implements TestWatcher {
         current = new ScenarioRecord(number, title, faultPoint, injection, expectedOutcome);
         currentStart = System.currentTimeMillis();
         scenarios.put(number, current);
+        progress("scenario " + number + ": " + title + " ...");
         return current;
     }
 
@@ -105,8 +106,15 @@ public final class ComplianceReport implements TestWatcher {
         current.result = result;
         current.failure = failure;
         current.durationMillis = System.currentTimeMillis() - currentStart;
+        progress("scenario " + current.number + ": " + result + " in " + current.durationMillis / 1000 + " s"
+                + (failure == null ? "" : " - " + failure));
         current = null;
         write();
+    }
+
+    /** Progress for whoever watches the build (CI prints it as it comes). */
+    public static void progress(String line) {
+        System.out.println("[chaos " + java.time.LocalTime.now(ZoneOffset.UTC).withNano(0) + "] " + line);
     }
 
     private synchronized void write() {

@@ -15,21 +15,51 @@ import java.util.concurrent.TimeUnit;
  * One real PostgreSQL server as a separate process that the test owns: it can be crashed
  * ({@code pg_ctl stop -m immediate} semantics: SIGQUIT to the postmaster, no checkpoint) and
  * started again on the same data directory and port, so prepared transactions survive.
+ * Or an external database the operator runs (given by URL): then the test only connects to it.
  */
 public final class PostgresServer implements AutoCloseable {
 
     private final String database;
     private final Path dataDirectory;
     private final int port;
+    private final String externalUrl;
+    private final String username;
+    private final String password;
     private EmbeddedPostgres server;
 
     public PostgresServer(String database, Path dataDirectory, int port) {
         this.database = database;
         this.dataDirectory = dataDirectory;
         this.port = port;
+        this.externalUrl = null;
+        this.username = "postgres";
+        this.password = "";
+    }
+
+    private PostgresServer(String externalUrl, String username, String password) {
+        this.database = externalUrl.replaceAll(".*/([^/?]+).*", "$1");
+        this.dataDirectory = null;
+        this.port = -1;
+        this.externalUrl = externalUrl;
+        this.username = username;
+        this.password = password == null ? "" : password;
+    }
+
+    /** An external database from system properties {@code <prefix>.url|username|password}, or null if not configured. */
+    public static PostgresServer externalFrom(String prefix) {
+        String url = System.getProperty(prefix + ".url", "");
+        return url.isBlank() ? null
+                : new PostgresServer(url, System.getProperty(prefix + ".username", "postgres"), System.getProperty(prefix + ".password", ""));
+    }
+
+    public boolean isExternal() {
+        return externalUrl != null;
     }
 
     public void start() {
+        if (isExternal()) {
+            return;
+        }
         try {
             server = EmbeddedPostgres.builder()
                     .setDataDirectory(dataDirectory)
@@ -54,6 +84,9 @@ public final class PostgresServer implements AutoCloseable {
 
     /** An immediate stop: the postmaster and its backends die without a checkpoint, as in a crash. */
     public void crash() {
+        if (isExternal()) {
+            throw new UnsupportedOperationException("the test cannot crash an external database");
+        }
         long pid = postmasterPid();
         ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow();
         run(List.of("kill", "-QUIT", Long.toString(pid)));
@@ -78,10 +111,6 @@ public final class PostgresServer implements AutoCloseable {
             }
             server = null;
         }
-    }
-
-    public boolean isRunning() {
-        return server != null;
     }
 
     private long postmasterPid() {
@@ -115,12 +144,20 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     public String jdbcUrl() {
-        return "jdbc:postgresql://localhost:" + port + "/" + database;
+        return isExternal() ? externalUrl : "jdbc:postgresql://localhost:" + port + "/" + database;
+    }
+
+    public String username() {
+        return username;
+    }
+
+    public String password() {
+        return password;
     }
 
     /** A plain, non-XA connection as superuser: what a DBA would use. */
     public Connection connect() throws SQLException {
-        Connection c = DriverManager.getConnection(jdbcUrl(), "postgres", "");
+        Connection c = DriverManager.getConnection(jdbcUrl(), username, password);
         c.setAutoCommit(true);
         return c;
     }

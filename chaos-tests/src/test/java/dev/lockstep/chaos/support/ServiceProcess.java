@@ -62,11 +62,11 @@ public final class ServiceProcess {
                 "--lockstep.tm.max-timeout=10s",
                 "--lockstep.tm.recovery-delay=2s",
                 "--lockstep.db.business.url=" + business.jdbcUrl(),
-                "--lockstep.db.business.username=postgres",
-                "--lockstep.db.business.password=",
+                "--lockstep.db.business.username=" + business.username(),
+                "--lockstep.db.business.password=" + business.password(),
                 "--lockstep.db.workflow.url=" + workflow.jdbcUrl(),
-                "--lockstep.db.workflow.username=postgres",
-                "--lockstep.db.workflow.password=",
+                "--lockstep.db.workflow.username=" + workflow.username(),
+                "--lockstep.db.workflow.password=" + workflow.password(),
                 "--logging.level.com.atomikos=INFO"));
         for (int i = 0; i < USERS.length; i++) {
             cmd.add("--lockstep.security.users[" + i + "].name=" + USERS[i][0]);
