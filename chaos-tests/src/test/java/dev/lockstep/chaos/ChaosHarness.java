@@ -4,6 +4,7 @@ import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.PostgresServer;
 import dev.lockstep.chaos.support.ServiceProcess;
+import dev.lockstep.chaos.support.TcpProxy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -32,6 +33,14 @@ import java.util.stream.Stream;
 final class ChaosHarness implements AutoCloseable {
 
     static final String TM_NAME = "chaos-1.tm";
+    /** Short: recovery presumes abort of an unknown prepared XID after this, so rollback scenarios finish quickly. */
+    static final Duration SHORT_MAX_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * Atomikos' default (5 min). A COMMITTING record expires max_timeout after it is written; the first
+     * recovery pass after that forgets it, even if a resource (the workflow pool registers later at startup)
+     * has not been recovered yet. Scenarios that restart after a logged decision write it with this.
+     */
+    static final Duration LONG_MAX_TIMEOUT = Duration.ofMinutes(5);
 
     final Path work = Path.of(System.getProperty("chaos.workDir", "target/chaos")).toAbsolutePath();
     final Path serviceJar = Path.of(System.getProperty("chaos.serviceJar", "target/lockstep-0.1.0-SNAPSHOT.jar")).toAbsolutePath();
@@ -39,6 +48,8 @@ final class ChaosHarness implements AutoCloseable {
     final PostgresServer business;
     final PostgresServer workflow;
     final InvariantChecker checker = new InvariantChecker();
+    /** The service reaches the workflow database through this proxy (null for an external database). */
+    final TcpProxy workflowProxy;
     ServiceProcess service;
     LockstepClient client;
 
@@ -53,21 +64,36 @@ final class ChaosHarness implements AutoCloseable {
                 : new PostgresServer("lockstep_workflow", work.resolve("pg-workflow"), freePort());
         business.start();
         workflow.start();
+        try {
+            workflowProxy = workflow.isExternal() ? null : new TcpProxy("127.0.0.1", workflow.port());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Every Byteman rule, each armed by its own file; loaded at every start so a restarted service serves the next scenario. */
     static final List<String> RULES = List.of("halt-before-first-prepare.btm", "halt-after-first-prepare.btm",
             "halt-before-commit-decision.btm", "halt-after-commit-decision.btm", "halt-after-first-commit.btm",
-            "stall-past-timeout.btm");
+            "stall-past-timeout.btm", "pause-before-business-prepare.btm", "pause-before-workflow-commit.btm");
 
     /** Starts the service (all rules loaded, none armed) unless it already runs. */
     void ensureService() {
+        ensureService(SHORT_MAX_TIMEOUT);
+    }
+
+    /** Starts the service unless it already runs with this max_timeout. */
+    void ensureService(Duration maxTimeout) {
+        if (service != null && service.isAlive() && !maxTimeout.equals(service.maxTimeout())) {
+            service.stop();
+        }
         if (service == null) {
-            service = new ServiceProcess(serviceJar, work.resolve("service"), freePort(), business, workflow);
+            String workflowUrl = workflowProxy == null ? workflow.jdbcUrl()
+                    : "jdbc:postgresql://127.0.0.1:" + workflowProxy.port() + "/" + workflow.database();
+            service = new ServiceProcess(serviceJar, work.resolve("service"), freePort(), business, workflow, workflowUrl);
             client = new LockstepClient(service.baseUrl());
         }
         if (!service.isAlive()) {
-            service.start(TM_NAME, bytemanJar, rules());
+            service.start(TM_NAME, bytemanJar, rules(), maxTimeout);
         }
     }
 
@@ -79,7 +105,8 @@ final class ChaosHarness implements AutoCloseable {
                 if (in == null) {
                     throw new IllegalArgumentException("no Byteman rule " + name);
                 }
-                script.append(new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("@ARM@", armFile(name).toString()))
+                script.append(new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("@ARM@", armFile(name).toString())
+                        .replace("@BUSINESS_DB@", business.database()).replace("@WORKFLOW_DB@", workflow.database()))
                         .append('\n');
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -101,9 +128,25 @@ final class ChaosHarness implements AutoCloseable {
 
     void arm(String rule) {
         try {
+            Files.deleteIfExists(reachedFile(rule));
             Files.writeString(armFile(rule), "armed");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private Path reachedFile(String rule) {
+        return armFile(rule).resolveSibling(rule + ".reached");
+    }
+
+    /** Waits until a pausing rule reports that the service thread is held at its fault point. */
+    void awaitReached(String rule, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!Files.exists(reachedFile(rule))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the fault point of " + rule + " was not reached within " + timeout);
+            }
+            sleep(50);
         }
     }
 
@@ -212,7 +255,7 @@ final class ChaosHarness implements AutoCloseable {
     /** Restarts the service without any rule and waits until no prepared transaction is left. */
     Duration restartAndAwaitNoPrepared(ScenarioRecord s, String tmName, Duration window) {
         long t0 = System.nanoTime();
-        Duration startup = service.start(tmName, bytemanJar, rules());
+        Duration startup = service.start(tmName, bytemanJar, rules(), SHORT_MAX_TIMEOUT);
         s.note("restarted service answered HTTP after " + seconds(startup));
         awaitNoPrepared(window);
         Duration recovery = Duration.ofNanos(System.nanoTime() - t0);
@@ -286,6 +329,9 @@ final class ChaosHarness implements AutoCloseable {
     public void close() {
         if (service != null) {
             service.stop();
+        }
+        if (workflowProxy != null) {
+            workflowProxy.close();
         }
         workflow.stop();
         business.stop();

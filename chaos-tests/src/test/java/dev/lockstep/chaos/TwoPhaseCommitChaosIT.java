@@ -1,6 +1,7 @@
 package dev.lockstep.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
@@ -13,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -65,7 +68,7 @@ class TwoPhaseCommitChaosIT {
                 "XAResource.prepare entered for the first branch; nothing prepared yet",
                 "Byteman rule halt-before-first-prepare.btm: Runtime.halt(1) at entry of PGXAConnection.prepare",
                 "Both branches roll back: the application stays DRAFT, no process instance, no prepared transaction.");
-        long app = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01");
+        long app = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01", ChaosHarness.SHORT_MAX_TIMEOUT);
         assertThat(s.preparedAfterFault).as("nothing may be prepared before the first prepare").isEmpty();
 
         h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
@@ -80,7 +83,7 @@ class TwoPhaseCommitChaosIT {
                 "XAResource.prepare returned for the first branch; the second branch is not prepared",
                 "Byteman rule halt-after-first-prepare.btm: Runtime.halt(1) at exit of PGXAConnection.prepare",
                 "Presumed abort: recovery rolls the prepared branch back; the application stays DRAFT, no process instance.");
-        long app = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02");
+        long app = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02", ChaosHarness.SHORT_MAX_TIMEOUT);
         assertThat(s.preparedAfterFault).as("exactly the first branch is prepared").hasSize(1);
 
         h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
@@ -95,7 +98,7 @@ class TwoPhaseCommitChaosIT {
                 "Both branches prepared; the coordinator is about to write its COMMITTING record",
                 "Byteman rule halt-before-commit-decision.btm: Runtime.halt(1) at entry of Atomikos OltpLogImp.write(COMMITTING)",
                 "Presumed abort: with no COMMITTING record, recovery rolls both prepared branches back; application stays DRAFT.");
-        long app = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03");
+        long app = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03", ChaosHarness.SHORT_MAX_TIMEOUT);
         assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
         assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
 
@@ -111,7 +114,8 @@ class TwoPhaseCommitChaosIT {
                 "COMMITTING record written to the coordinator log; no branch committed yet",
                 "Byteman rule halt-after-commit-decision.btm: Runtime.halt(1) at exit of Atomikos OltpLogImp.write(COMMITTING)",
                 "Recovery replays the logged decision: both branches commit; application APPROVING with its process running.");
-        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04");
+        // the decision must outlive the restart: written with Atomikos' default max_timeout (see LONG_MAX_TIMEOUT)
+        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04", ChaosHarness.LONG_MAX_TIMEOUT);
         assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
         assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
 
@@ -127,11 +131,149 @@ class TwoPhaseCommitChaosIT {
                 "XAResource.commit returned for the first branch; the second is still prepared",
                 "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
                 "Recovery commits the remaining branch: both committed; application APPROVING with its process running.");
-        long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05");
+        long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", ChaosHarness.LONG_MAX_TIMEOUT);
         assertThat(s.preparedAfterFault).as("exactly the second branch is still prepared").hasSize(1);
 
         h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
         expectCommitted(s, app);
+    }
+
+    @Test
+    @Order(6)
+    @DisplayName("6. Business PostgreSQL killed during prepare -> global rollback, the workflow branch does not stay prepared")
+    void businessDatabaseKilledDuringPrepare() throws Exception {
+        ScenarioRecord s = REPORT.begin(6, "Business PostgreSQL killed (immediate stop) during prepare",
+                "The business branch's XAResource.prepare is pending when its PostgreSQL server dies",
+                "Byteman rule pause-before-business-prepare.btm holds the prepare 4 s; meanwhile the test stops the business"
+                        + " server in immediate mode (SIGQUIT to the postmaster), then starts it again on the same data directory",
+                "Global rollback: the client gets an error, the workflow branch is rolled back (not left prepared), the"
+                        + " application stays DRAFT, no process instance.");
+        assumeFalse(h.business.isExternal(), "the test cannot stop an external database server");
+        h.ensureService();
+        long app = h.client.createDraft("chaos s06");
+        s.rowsBefore.putAll(h.rows(app));
+        String rule = "pause-before-business-prepare.btm";
+        h.arm(rule);
+        try {
+            CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, LockstepClient.newKey()));
+            h.awaitReached(rule, Duration.ofSeconds(60));
+            h.business.crash();
+            s.note("business PostgreSQL stopped in immediate mode while the prepare was held; fault trace: " + h.faultTrace());
+            Answer answer = submit.get(120, TimeUnit.SECONDS);
+            s.clientAnswer = answer.toString();
+            s.preparedAfterFault = h.prepared();
+            s.rowsAfterFault.putAll(h.rows(app));
+            long t0 = System.nanoTime();
+            h.business.start();
+            h.awaitNoPrepared(RECOVERY_WINDOW);
+            s.timeToRecoveryMillis = Duration.ofNanos(System.nanoTime() - t0).toMillis();
+            s.rowsAfterRecovery.putAll(h.rows(app));
+            s.preparedAfterRecovery = h.prepared();
+            s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
+                    + s.rowsAfterRecovery.get("business: application " + app);
+            assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(500);
+            expectNothingOf(s, app);
+        } finally {
+            h.disarm(rule);
+            h.service.stop(); // its pool held connections to the dead server: the next scenario starts afresh
+        }
+    }
+
+    @Test
+    @Order(7)
+    @DisplayName("7. Workflow PostgreSQL killed after prepare, before commit -> once it is back the commit completes, both committed")
+    void workflowDatabaseKilledBeforeCommit() throws Exception {
+        ScenarioRecord s = REPORT.begin(7, "Workflow PostgreSQL killed after prepare, before its commit",
+                "Both branches prepared, the commit decision logged; the workflow branch's XAResource.commit is pending when"
+                        + " its PostgreSQL server dies",
+                "Byteman rule pause-before-workflow-commit.btm holds the workflow commit 4 s; meanwhile the test stops the"
+                        + " workflow server in immediate mode and starts it again 2 s later on the same data directory",
+                "The logged decision wins: once the workflow server is back, recovery commits its prepared branch; both"
+                        + " committed (application APPROVING, process running); the client was not told the submit failed.");
+        assumeFalse(h.workflow.isExternal(), "the test cannot stop an external database server");
+        faultDuringWorkflowCommit(s, "s07", () -> {
+            h.workflow.crash();
+            s.note("workflow PostgreSQL stopped in immediate mode while the commit was held; fault trace: " + h.faultTrace());
+        }, () -> {
+            ChaosHarness.sleep(2000);
+            h.workflow.start();
+        });
+    }
+
+    @Test
+    @Order(8)
+    @DisplayName("8. Workflow branch's backend terminated during commit -> resolved, both committed")
+    void workflowBackendTerminatedDuringCommit() throws Exception {
+        ScenarioRecord s = REPORT.begin(8, "Workflow branch's backend terminated (pg_terminate_backend) during commit",
+                "Both branches prepared, the commit decision logged; the workflow branch's XAResource.commit is pending when"
+                        + " the server terminates the service's backends on the workflow database",
+                "Byteman rule pause-before-workflow-commit.btm holds the workflow commit 4 s; meanwhile the test runs"
+                        + " pg_terminate_backend on every connection of the service to the workflow database",
+                "Resolved: the prepared workflow branch survives its session; the transaction manager commits it (at once"
+                        + " or by recovery); both committed, application APPROVING with its process running.");
+        faultDuringWorkflowCommit(s, "s08", () -> {
+            try (Connection c = h.workflow.connect(); Statement st = c.createStatement()) {
+                var r = st.executeQuery("select count(pg_terminate_backend(pid)) from pg_stat_activity"
+                        + " where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'");
+                r.next();
+                s.note("pg_terminate_backend ended " + r.getInt(1) + " backend(s) on the workflow database; fault trace: " + h.faultTrace());
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }, () -> { });
+    }
+
+    @Test
+    @Order(9)
+    @DisplayName("9. Network to the workflow database cut during commit, healed later -> resolved after heal, both committed")
+    void networkCutDuringCommit() throws Exception {
+        ScenarioRecord s = REPORT.begin(9, "Network to the workflow database cut during commit, healed later",
+                "Both branches prepared, the commit decision logged; the workflow branch's XAResource.commit is pending when"
+                        + " every TCP connection between the service and the workflow database is dropped",
+                "The service reaches the workflow database through a TCP proxy in the test; Byteman rule"
+                        + " pause-before-workflow-commit.btm holds the workflow commit 4 s while the proxy drops all connections"
+                        + " and refuses new ones; 5 s later the proxy lets connections through again",
+                "Resolved after the heal: recovery commits the prepared workflow branch; both committed, application"
+                        + " APPROVING with its process running.");
+        assumeFalse(h.workflowProxy == null, "an external workflow database is reached without the test's proxy");
+        faultDuringWorkflowCommit(s, "s09", () -> {
+            h.workflowProxy.cut();
+            s.note("network cut (proxy dropped all connections, refuses new ones); fault trace: " + h.faultTrace());
+        }, () -> {
+            ChaosHarness.sleep(5000);
+            h.workflowProxy.heal();
+            s.note("network healed");
+        });
+    }
+
+    /** Holds the workflow commit, applies the fault, heals, then expects both branches committed. */
+    private void faultDuringWorkflowCommit(ScenarioRecord s, String label, Runnable fault, Runnable heal) throws Exception {
+        h.ensureService();
+        long app = h.client.createDraft("chaos " + label);
+        s.rowsBefore.putAll(h.rows(app));
+        String rule = "pause-before-workflow-commit.btm";
+        h.arm(rule);
+        try {
+            CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, LockstepClient.newKey()));
+            h.awaitReached(rule, Duration.ofSeconds(60));
+            fault.run();
+            s.preparedAfterFault = h.prepared();
+            s.coordinatorLogAfterFault = h.coordinatorLog();
+            s.rowsAfterFault.putAll(h.rows(app));
+            long t0 = System.nanoTime();
+            heal.run();
+            Answer answer = submit.get(120, TimeUnit.SECONDS);
+            s.clientAnswer = answer.toString();
+            h.awaitNoPrepared(RECOVERY_WINDOW);
+            s.timeToRecoveryMillis = Duration.ofNanos(System.nanoTime() - t0).toMillis();
+            expectCommitted(s, app);
+            s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; " + s.observedOutcome;
+            // a 4xx would tell the client its submit was refused although it committed
+            assertThat(answer.status() < 400 || answer.status() >= 500).as("the client's answer does not claim a refusal").isTrue();
+        } finally {
+            h.disarm(rule);
+            h.service.stop(); // its pool held connections that died: the next scenario starts afresh
+        }
     }
 
     @Test
@@ -213,12 +355,12 @@ class TwoPhaseCommitChaosIT {
                 "Byteman rule halt-after-commit-decision.btm, then the test deletes <home>/atomikos before the restart",
                 "No automatic step resolves the branches: both stay in pg_prepared_xacts past the recovery window (one per"
                         + " database, same gtrid), nothing is half committed; a DBA then resolves them and the databases agree.");
-        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s12");
+        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s12", ChaosHarness.SHORT_MAX_TIMEOUT);
         assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
         ChaosHarness.deleteTree(h.service.home().resolve("atomikos"));
         s.note("deleted " + h.service.home().resolve("atomikos") + " (the coordinator log)");
 
-        h.service.start("chaos-2.tm", h.bytemanJar, h.rules());
+        h.service.start("chaos-2.tm", h.bytemanJar, h.rules(), ChaosHarness.SHORT_MAX_TIMEOUT);
         try {
             resolveAsDba(s, app);
         } finally {
@@ -330,8 +472,8 @@ class TwoPhaseCommitChaosIT {
     }
 
     /** Starts the service with the rule, creates a draft, arms the rule, submits and waits for the halt. */
-    private long crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir) {
-        h.ensureService();
+    private long crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir, Duration maxTimeout) {
+        h.ensureService(maxTimeout);
         long app = h.client.createDraft("chaos " + scenarioDir);
         s.rowsBefore.putAll(h.rows(app));
         h.arm(rule);

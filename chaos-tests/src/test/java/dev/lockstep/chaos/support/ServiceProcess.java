@@ -33,11 +33,15 @@ public final class ServiceProcess {
     private final int httpPort;
     private final PostgresServer business;
     private final PostgresServer workflow;
+    private final String workflowUrl;
     private Process process;
+    private Duration maxTimeout;
     private Path log;
     private int starts;
 
-    public ServiceProcess(Path jar, Path home, int httpPort, PostgresServer business, PostgresServer workflow) {
+    /** {@code workflowUrl}: how the service reaches the workflow database (through the test's TCP proxy). */
+    public ServiceProcess(Path jar, Path home, int httpPort, PostgresServer business, PostgresServer workflow, String workflowUrl) {
+        this.workflowUrl = workflowUrl;
         this.jar = jar;
         this.home = home;
         this.httpPort = httpPort;
@@ -45,8 +49,12 @@ public final class ServiceProcess {
         this.workflow = workflow;
     }
 
-    /** Starts the JVM and waits until it answers HTTP. {@code agentScript} may be null. */
-    public Duration start(String tmUniqueName, Path bytemanJar, Path agentScript) {
+    /**
+     * Starts the JVM and waits until it answers HTTP. {@code agentScript} may be null. {@code maxTimeout}
+     * is Atomikos' max_timeout: how long a COMMITTING record stays in force, and how long an unknown
+     * prepared XID is watched before recovery presumes abort.
+     */
+    public Duration start(String tmUniqueName, Path bytemanJar, Path agentScript, Duration maxTimeout) {
         long t0 = System.nanoTime();
         List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms256m", "-Xmx768m", "-XX:TieredStopAtLevel=1"));
         if (agentScript != null) {
@@ -57,14 +65,13 @@ public final class ServiceProcess {
                 "--lockstep.mode=external",
                 "--lockstep.home=" + home,
                 "--lockstep.tm.unique-name=" + tmUniqueName,
-                // short timeouts so presumed abort happens within the test's recovery window
                 "--lockstep.tm.default-timeout=8s",
-                "--lockstep.tm.max-timeout=10s",
+                "--lockstep.tm.max-timeout=" + maxTimeout.toSeconds() + "s",
                 "--lockstep.tm.recovery-delay=2s",
                 "--lockstep.db.business.url=" + business.jdbcUrl(),
                 "--lockstep.db.business.username=" + business.username(),
                 "--lockstep.db.business.password=" + business.password(),
-                "--lockstep.db.workflow.url=" + workflow.jdbcUrl(),
+                "--lockstep.db.workflow.url=" + workflowUrl,
                 "--lockstep.db.workflow.username=" + workflow.username(),
                 "--lockstep.db.workflow.password=" + workflow.password(),
                 "--logging.level.com.atomikos=INFO"));
@@ -76,6 +83,7 @@ public final class ServiceProcess {
                 cmd.add("--lockstep.security.users[" + i + "].groups=" + USERS[i][2]);
             }
         }
+        this.maxTimeout = maxTimeout;
         starts++;
         log = home.resolve("service-" + starts + ".log");
         try {
@@ -140,6 +148,10 @@ public final class ServiceProcess {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    public Duration maxTimeout() {
+        return maxTimeout;
     }
 
     public boolean isAlive() {
