@@ -171,7 +171,7 @@ class TwoPhaseCommitChaosIT {
             s.preparedAfterRecovery = h.prepared();
             s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
                     + s.rowsAfterRecovery.get("business: application " + app);
-            assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(500);
+            expectClearError(answer);
             expectNothingOf(s, app);
         } finally {
             h.disarm(rule);
@@ -306,7 +306,7 @@ class TwoPhaseCommitChaosIT {
             s.preparedAfterRecovery = h.prepared();
             s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
                     + s.rowsAfterRecovery.get("business: application " + app);
-            assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(400);
+            expectClearError(answer);
             assertThat(h.service.isAlive()).as("the service keeps running").isTrue();
             expectNothingOf(s, app);
         } finally {
@@ -341,7 +341,7 @@ class TwoPhaseCommitChaosIT {
         s.preparedAfterRecovery = h.prepared();
         s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
                 + s.rowsAfterRecovery.get("business: application " + app);
-        assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(400);
+        expectClearError(answer);
         expectNothingOf(s, app);
     }
 
@@ -492,6 +492,12 @@ class TwoPhaseCommitChaosIT {
         s.coordinatorLogAfterFault = h.coordinatorLog();
         assertThat(answer.answered()).as("the halted JVM never answered the submit").isFalse();
         return app;
+    }
+
+    /** An error status with a problem+json body carrying a stable code, not a bare 500. */
+    private static void expectClearError(Answer answer) {
+        assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(400);
+        assertThat(answer.json().path("code").asString()).as("the error names what happened").isNotBlank();
     }
 
     private void expectRolledBack(ScenarioRecord s, long app) {

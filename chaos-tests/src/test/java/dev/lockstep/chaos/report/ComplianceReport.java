@@ -154,6 +154,7 @@ public final class ComplianceReport implements TestWatcher {
                 .SKIPPED,.NOTRUN{background:#fff8c5;color:#7d4e00;font-weight:700}
                 pre{margin:0;white-space:pre-wrap;word-break:break-all;font-size:.82rem}
                 .meta td{border:none;padding:.1rem .8rem .1rem 0} .muted{color:#57606a}
+                table.rows{margin:0;font-size:.82rem} table.rows td,table.rows th{padding:.2rem .4rem;word-break:break-word}
                 </style></head><body>
                 <h1>Lockstep two-phase commit compliance report</h1>
                 """);
@@ -162,7 +163,7 @@ public final class ComplianceReport implements TestWatcher {
                 + " PostgreSQL servers run as separate processes, breaks it at one point, restarts what was broken and then"
                 + " reads both databases with plain SQL.</p>");
         h.append("<table class=\"meta\">");
-        h.append(row("Report generated", esc(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME))));
+        h.append(row("Report generated", esc(ZonedDateTime.now(ZoneOffset.UTC).withNano(0).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME))));
         versions.forEach((k, v) -> h.append(row(esc(k), esc(v))));
         h.append(row("Result", count("PASS") + " passed, " + count("FAIL") + " failed, " + count("SKIPPED") + " skipped"));
         h.append("</table>");
@@ -186,11 +187,9 @@ public final class ComplianceReport implements TestWatcher {
             h.append(row("Expected outcome", esc(s.expectedOutcome)));
             h.append(row("Observed outcome", esc(s.observedOutcome)));
             h.append(row("Client's answer", "<pre>" + esc(s.clientAnswer) + "</pre>"));
-            h.append(row("Rows before the fault", table(s.rowsBefore)));
-            h.append(row("Rows after the fault, before restart", table(s.rowsAfterFault)));
+            h.append(row("Rows in both databases", rows(s)));
             h.append(row("Prepared transactions after the fault", list(s.preparedAfterFault)));
-            h.append(row("Coordinator (Atomikos) log after the fault", list(s.coordinatorLogAfterFault)));
-            h.append(row("Rows after recovery", table(s.rowsAfterRecovery)));
+            h.append(row("Pending coordinator (Atomikos) log records after the fault", list(s.coordinatorLogAfterFault)));
             h.append(row("Prepared transactions after recovery", list(s.preparedAfterRecovery)));
             h.append(row("Time to recovery", recovery(s)));
             h.append(row("Cross-database invariants", s.invariantViolations.isEmpty() ? "all hold" : list(s.invariantViolations)));
@@ -213,13 +212,25 @@ public final class ComplianceReport implements TestWatcher {
         return "<tr><td class=\"k\">" + key + "</td><td>" + valueHtml + "</td></tr>";
     }
 
-    private static String table(Map<String, Object> rows) {
-        if (rows.isEmpty()) {
+    /** One line per fact, one column per moment: before the fault, after it, after recovery. */
+    private static String rows(ScenarioRecord s) {
+        java.util.LinkedHashSet<String> keys = new java.util.LinkedHashSet<>(s.rowsBefore.keySet());
+        keys.addAll(s.rowsAfterFault.keySet());
+        keys.addAll(s.rowsAfterRecovery.keySet());
+        if (keys.isEmpty()) {
             return "<span class=\"muted\">not captured</span>";
         }
-        StringBuilder t = new StringBuilder("<pre>");
-        rows.forEach((k, v) -> t.append(esc(k)).append(": ").append(esc(String.valueOf(v))).append('\n'));
-        return t.append("</pre>").toString();
+        StringBuilder t = new StringBuilder("<table class=\"rows\"><tr><th></th><th>before the fault</th>"
+                + "<th>after the fault, before recovery</th><th>after recovery</th></tr>");
+        for (String key : keys) {
+            t.append("<tr><td>").append(esc(key)).append("</td>");
+            for (Map<String, Object> moment : List.of(s.rowsBefore, s.rowsAfterFault, s.rowsAfterRecovery)) {
+                Object value = moment.get(key);
+                t.append("<td>").append(value == null ? "<span class=\"muted\">-</span>" : esc(String.valueOf(value))).append("</td>");
+            }
+            t.append("</tr>");
+        }
+        return t.append("</table>").toString();
     }
 
     private static String list(Collection<String> lines) {
