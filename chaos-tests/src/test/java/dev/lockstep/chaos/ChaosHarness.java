@@ -78,12 +78,15 @@ final class ChaosHarness implements AutoCloseable {
 
     /** Starts the service (all rules loaded, none armed) unless it already runs. */
     void ensureService() {
-        ensureService(SHORT_MAX_TIMEOUT);
+        ensureService(null);
     }
 
-    /** Starts the service unless it already runs with this max_timeout. */
+    /**
+     * Starts the service unless it already runs with this max_timeout ({@code null}: any; a new start
+     * then takes the long one). The scenario order avoids restarts just to change it.
+     */
     void ensureService(Duration maxTimeout) {
-        if (service != null && service.isAlive() && !maxTimeout.equals(service.maxTimeout())) {
+        if (service != null && service.isAlive() && maxTimeout != null && !maxTimeout.equals(service.maxTimeout())) {
             service.stop();
         }
         if (service == null) {
@@ -93,7 +96,7 @@ final class ChaosHarness implements AutoCloseable {
             client = new LockstepClient(service.baseUrl());
         }
         if (!service.isAlive()) {
-            service.start(TM_NAME, bytemanJar, rules(), maxTimeout);
+            service.start(TM_NAME, bytemanJar, rules(), maxTimeout == null ? LONG_MAX_TIMEOUT : maxTimeout);
         }
     }
 
@@ -252,10 +255,13 @@ final class ChaosHarness implements AutoCloseable {
         return latest.values().stream().filter(l -> !l.contains("|TERMINATED|")).toList();
     }
 
-    /** Restarts the service without any rule and waits until no prepared transaction is left. */
-    Duration restartAndAwaitNoPrepared(ScenarioRecord s, String tmName, Duration window) {
+    /**
+     * Restarts the service (rules loaded, none armed) and waits until no prepared transaction is left.
+     * {@code maxTimeout} SHORT where recovery has to presume abort, LONG where it replays a decision.
+     */
+    Duration restartAndAwaitNoPrepared(ScenarioRecord s, Duration maxTimeout, Duration window) {
         long t0 = System.nanoTime();
-        Duration startup = service.start(tmName, bytemanJar, rules(), SHORT_MAX_TIMEOUT);
+        Duration startup = service.start(TM_NAME, bytemanJar, rules(), maxTimeout);
         s.note("restarted service answered HTTP after " + seconds(startup));
         awaitNoPrepared(window);
         Duration recovery = Duration.ofNanos(System.nanoTime() - t0);

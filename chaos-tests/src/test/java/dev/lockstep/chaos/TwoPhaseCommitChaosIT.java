@@ -31,6 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * on the workflow DB). Each test names its expected outcome first, breaks the service JVM or a
  * database at one point, restarts what broke, and asserts on both databases with plain SQL.
  */
+// Execution order (not scenario numbers) is chosen so each scenario finds the service already running
+// with the max_timeout it needs (see ChaosHarness.LONG_MAX_TIMEOUT); the report lists them by number.
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TwoPhaseCommitChaosIT {
 
@@ -68,46 +70,46 @@ class TwoPhaseCommitChaosIT {
                 "XAResource.prepare entered for the first branch; nothing prepared yet",
                 "Byteman rule halt-before-first-prepare.btm: Runtime.halt(1) at entry of PGXAConnection.prepare",
                 "Both branches roll back: the application stays DRAFT, no process instance, no prepared transaction.");
-        long app = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01", ChaosHarness.SHORT_MAX_TIMEOUT);
+        long app = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01", null);
         assertThat(s.preparedAfterFault).as("nothing may be prepared before the first prepare").isEmpty();
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.LONG_MAX_TIMEOUT, RECOVERY_WINDOW);
         expectRolledBack(s, app);
     }
 
     @Test
-    @Order(2)
+    @Order(4)
     @DisplayName("2. JVM halted after the first branch prepared -> recovery rolls both back")
     void haltAfterFirstPrepare() {
         ScenarioRecord s = REPORT.begin(2, "JVM halted after the first prepare, before the second",
                 "XAResource.prepare returned for the first branch; the second branch is not prepared",
                 "Byteman rule halt-after-first-prepare.btm: Runtime.halt(1) at exit of PGXAConnection.prepare",
                 "Presumed abort: recovery rolls the prepared branch back; the application stays DRAFT, no process instance.");
-        long app = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02", ChaosHarness.SHORT_MAX_TIMEOUT);
+        long app = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
         assertThat(s.preparedAfterFault).as("exactly the first branch is prepared").hasSize(1);
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.SHORT_MAX_TIMEOUT, RECOVERY_WINDOW);
         expectRolledBack(s, app);
     }
 
     @Test
-    @Order(3)
+    @Order(5)
     @DisplayName("3. JVM halted after both prepared, before the commit decision is logged -> presumed abort rolls both back")
     void haltBeforeCommitDecisionLogged() {
         ScenarioRecord s = REPORT.begin(3, "JVM halted after both prepares, before the commit decision is logged",
                 "Both branches prepared; the coordinator is about to write its COMMITTING record",
                 "Byteman rule halt-before-commit-decision.btm: Runtime.halt(1) at entry of Atomikos OltpLogImp.write(COMMITTING)",
                 "Presumed abort: with no COMMITTING record, recovery rolls both prepared branches back; application stays DRAFT.");
-        long app = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03", ChaosHarness.SHORT_MAX_TIMEOUT);
+        long app = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
         assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
         assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.SHORT_MAX_TIMEOUT, RECOVERY_WINDOW);
         expectRolledBack(s, app);
     }
 
     @Test
-    @Order(4)
+    @Order(2)
     @DisplayName("4. JVM halted after the commit decision is logged, before any commit -> recovery commits both")
     void haltAfterCommitDecisionLogged() {
         ScenarioRecord s = REPORT.begin(4, "JVM halted after the commit decision is logged, before any commit",
@@ -119,12 +121,12 @@ class TwoPhaseCommitChaosIT {
         assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
         assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.LONG_MAX_TIMEOUT, RECOVERY_WINDOW);
         expectCommitted(s, app);
     }
 
     @Test
-    @Order(5)
+    @Order(3)
     @DisplayName("5. JVM halted after the first commit, before the second -> recovery commits the second")
     void haltBetweenCommits() {
         ScenarioRecord s = REPORT.begin(5, "JVM halted after the first commit, before the second",
@@ -134,7 +136,7 @@ class TwoPhaseCommitChaosIT {
         long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", ChaosHarness.LONG_MAX_TIMEOUT);
         assertThat(s.preparedAfterFault).as("exactly the second branch is still prepared").hasSize(1);
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.LONG_MAX_TIMEOUT, RECOVERY_WINDOW);
         expectCommitted(s, app);
     }
 
@@ -346,7 +348,7 @@ class TwoPhaseCommitChaosIT {
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     @DisplayName("12. Coordinator log lost while both branches are prepared -> branches stay prepared for a DBA, none resolved automatically")
     void coordinatorLogLost() throws Exception {
         ScenarioRecord s = REPORT.begin(12, "Coordinator log lost while both branches are prepared",
@@ -355,7 +357,7 @@ class TwoPhaseCommitChaosIT {
                 "Byteman rule halt-after-commit-decision.btm, then the test deletes <home>/atomikos before the restart",
                 "No automatic step resolves the branches: both stay in pg_prepared_xacts past the recovery window (one per"
                         + " database, same gtrid), nothing is half committed; a DBA then resolves them and the databases agree.");
-        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s12", ChaosHarness.SHORT_MAX_TIMEOUT);
+        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s12", null);
         assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
         ChaosHarness.deleteTree(h.service.home().resolve("atomikos"));
         s.note("deleted " + h.service.home().resolve("atomikos") + " (the coordinator log)");
@@ -408,7 +410,7 @@ class TwoPhaseCommitChaosIT {
     }
 
     @Test
-    @Order(13)
+    @Order(12)
     @DisplayName("13. Crash under load (16 clients, kill -9 at a random moment) -> every acknowledged request fully in both DBs,"
             + " every refused one absent, no duplicate process, no prepared xact left")
     void crashUnderLoad() throws Exception {
@@ -418,7 +420,8 @@ class TwoPhaseCommitChaosIT {
                 "Every request the clients saw succeed is fully in both databases; every request answered with an error is"
                         + " entirely absent; requests cut off without an answer are all-or-nothing; no duplicate process per"
                         + " lifecycle; no prepared transaction after the recovery window.");
-        h.ensureService();
+        // decisions logged before the kill must outlive the restart; the restart then presumes abort quickly
+        h.ensureService(ChaosHarness.LONG_MAX_TIMEOUT);
         long seed = System.nanoTime();
         long killAfterMillis = 4000 + new Random(seed).nextInt(4000);
         s.note("random seed " + seed + ": kill -9 after " + killAfterMillis + " ms of load");
@@ -432,7 +435,7 @@ class TwoPhaseCommitChaosIT {
         s.preparedAfterFault = h.prepared();
         s.coordinatorLogAfterFault = h.coordinatorLog();
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.TM_NAME, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, ChaosHarness.SHORT_MAX_TIMEOUT, RECOVERY_WINDOW);
         s.preparedAfterRecovery = h.prepared();
         List<String> missing = new ArrayList<>();
         List<String> leaked = new ArrayList<>();

@@ -56,7 +56,7 @@ public final class ServiceProcess {
      */
     public Duration start(String tmUniqueName, Path bytemanJar, Path agentScript, Duration maxTimeout) {
         long t0 = System.nanoTime();
-        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms256m", "-Xmx768m", "-XX:TieredStopAtLevel=1"));
+        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms256m", "-Xmx768m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         if (agentScript != null) {
             cmd.add("-javaagent:" + bytemanJar + "=script:" + agentScript);
         }
