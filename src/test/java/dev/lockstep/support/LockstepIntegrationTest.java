@@ -20,6 +20,6 @@ import org.springframework.context.annotation.Import;
         "lockstep.embedded.workflow-port=0",
         "lockstep.tm.unique-name=lockstep-it.tm"
 })
-@Import({TestDatabases.class, Api.class})
+@Import({TestDatabases.class, Api.class, InjectedFaults.class})
 public @interface LockstepIntegrationTest {
 }

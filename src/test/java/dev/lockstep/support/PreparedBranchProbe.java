@@ -1,0 +1,110 @@
+package dev.lockstep.support;
+
+import com.atomikos.datasource.xa.XATransactionalResource;
+import com.atomikos.icatch.config.Configuration;
+import com.atomikos.icatch.jta.UserTransactionManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+
+/**
+ * An extra XA participant enlisted last in a global transaction. When the coordinator asks it to
+ * prepare, the two database branches have already been prepared, so it reads pg_prepared_xacts on
+ * both servers with plain SQL: evidence from the databases themselves that phase one happened on both.
+ */
+public class PreparedBranchProbe implements XAResource {
+
+    private static final String RESOURCE_NAME = "lockstep-test-probe";
+
+    private final TestDatabases databases;
+    private final List<Map<String, Object>> seenAtPrepare = new ArrayList<>();
+    private volatile Xid xid;
+    private volatile boolean committed;
+
+    public PreparedBranchProbe(TestDatabases databases) {
+        this.databases = databases;
+    }
+
+    public List<Map<String, Object>> seenAtPrepare() {
+        return seenAtPrepare;
+    }
+
+    public Xid xid() {
+        return xid;
+    }
+
+    public boolean committed() {
+        return committed;
+    }
+
+    @Override
+    public void start(Xid xid, int flags) {
+        this.xid = xid;
+    }
+
+    @Override
+    public int prepare(Xid xid) {
+        seenAtPrepare.addAll(databases.preparedTransactions());
+        return XA_OK;
+    }
+
+    @Override
+    public void commit(Xid xid, boolean onePhase) {
+        committed = true;
+    }
+
+    @Override
+    public void end(Xid xid, int flags) {
+    }
+
+    @Override
+    public void rollback(Xid xid) {
+    }
+
+    @Override
+    public void forget(Xid xid) {
+    }
+
+    @Override
+    public Xid[] recover(int flag) {
+        return new Xid[0];
+    }
+
+    /** All probes count as one resource manager, so the one registered recoverable resource covers them. */
+    @Override
+    public boolean isSameRM(XAResource other) {
+        return other instanceof PreparedBranchProbe;
+    }
+
+    /** Enlists this probe in the caller's global transaction; call it after both databases are enlisted. */
+    public void enlistIn(UserTransactionManager transactionManager) {
+        synchronized (PreparedBranchProbe.class) {
+            if (Configuration.getResource(RESOURCE_NAME) == null) {
+                PreparedBranchProbe recoveryView = new PreparedBranchProbe(databases);
+                Configuration.addResource(new XATransactionalResource(RESOURCE_NAME) {
+                    @Override
+                    protected XAResource refreshXAConnection() {
+                        return recoveryView;
+                    }
+                });
+            }
+        }
+        try {
+            transactionManager.getTransaction().enlistResource(this);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not enlist the probe", e);
+        }
+    }
+
+    @Override
+    public int getTransactionTimeout() {
+        return 0;
+    }
+
+    @Override
+    public boolean setTransactionTimeout(int seconds) {
+        return false;
+    }
+}
