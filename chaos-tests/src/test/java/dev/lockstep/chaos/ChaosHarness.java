@@ -4,6 +4,7 @@ import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.PostgresServer;
 import dev.lockstep.chaos.support.ServiceProcess;
+import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
 import dev.lockstep.chaos.support.TcpProxy;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,14 +34,6 @@ import java.util.stream.Stream;
 final class ChaosHarness implements AutoCloseable {
 
     static final String TM_NAME = "chaos-1.tm";
-    /** Short: recovery presumes abort of an unknown prepared XID after this, so rollback scenarios finish quickly. */
-    static final Duration SHORT_MAX_TIMEOUT = Duration.ofSeconds(10);
-    /**
-     * Atomikos' default (5 min). A COMMITTING record expires max_timeout after it is written; the first
-     * recovery pass after that forgets it, even if a resource (the workflow pool registers later at startup)
-     * has not been recovered yet. Scenarios that restart after a logged decision write it with this.
-     */
-    static final Duration LONG_MAX_TIMEOUT = Duration.ofMinutes(5);
 
     final Path work = Path.of(System.getProperty("chaos.workDir", "target/chaos")).toAbsolutePath();
     final Path serviceJar = Path.of(System.getProperty("chaos.serviceJar", "target/lockstep-0.1.0-SNAPSHOT.jar")).toAbsolutePath();
@@ -82,11 +75,11 @@ final class ChaosHarness implements AutoCloseable {
     }
 
     /**
-     * Starts the service unless it already runs with this max_timeout ({@code null}: any; a new start
-     * then takes the long one). The scenario order avoids restarts just to change it.
+     * Starts the service unless it already runs with these timeouts ({@code null}: any; a new start then
+     * takes LONG). The scenario order avoids restarts just to change them.
      */
-    void ensureService(Duration maxTimeout) {
-        if (service != null && service.isAlive() && maxTimeout != null && !maxTimeout.equals(service.maxTimeout())) {
+    void ensureService(Timeouts timeouts) {
+        if (service != null && service.isAlive() && timeouts != null && timeouts != service.timeouts()) {
             service.stop();
         }
         if (service == null) {
@@ -96,7 +89,7 @@ final class ChaosHarness implements AutoCloseable {
             client = new LockstepClient(service.baseUrl());
         }
         if (!service.isAlive()) {
-            service.start(TM_NAME, bytemanJar, rules(), maxTimeout == null ? LONG_MAX_TIMEOUT : maxTimeout);
+            service.start(TM_NAME, bytemanJar, rules(), timeouts == null ? Timeouts.LONG : timeouts);
         }
     }
 
@@ -257,11 +250,11 @@ final class ChaosHarness implements AutoCloseable {
 
     /**
      * Restarts the service (rules loaded, none armed) and waits until no prepared transaction is left.
-     * {@code maxTimeout} SHORT where recovery has to presume abort, LONG where it replays a decision.
+     * SHORT timeouts where recovery has to presume abort, LONG where the JVM's decisions must outlive a crash.
      */
-    Duration restartAndAwaitNoPrepared(ScenarioRecord s, Duration maxTimeout, Duration window) {
+    Duration restartAndAwaitNoPrepared(ScenarioRecord s, Timeouts timeouts, Duration window) {
         long t0 = System.nanoTime();
-        Duration startup = service.start(TM_NAME, bytemanJar, rules(), maxTimeout);
+        Duration startup = service.start(TM_NAME, bytemanJar, rules(), timeouts);
         s.note("restarted service answered HTTP after " + seconds(startup));
         awaitNoPrepared(window);
         Duration recovery = Duration.ofNanos(System.nanoTime() - t0);

@@ -7,6 +7,7 @@ import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
+import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -32,12 +33,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * database at one point, restarts what broke, and asserts on both databases with plain SQL.
  */
 // Execution order (not scenario numbers) is chosen so each scenario finds the service already running
-// with the max_timeout it needs (see ChaosHarness.LONG_MAX_TIMEOUT); the report lists them by number.
+// with the max_timeout it needs (see Timeouts.LONG); the report lists them by number.
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TwoPhaseCommitChaosIT {
 
-    /** Generous bound: presumed abort needs the XID seen twice, max-timeout (10 s) apart. */
-    private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(60);
+    /** Generous bound: a replayed decision waits for its record to expire (LONG: 90 s after the transaction began). */
+    private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(240);
 
     @RegisterExtension
     static final ComplianceReport REPORT =
@@ -73,7 +74,7 @@ class TwoPhaseCommitChaosIT {
         long app = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01", null);
         assertThat(s.preparedAfterFault).as("nothing may be prepared before the first prepare").isEmpty();
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.LONG_MAX_TIMEOUT, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
         expectRolledBack(s, app);
     }
 
@@ -88,7 +89,7 @@ class TwoPhaseCommitChaosIT {
         long app = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
         assertThat(s.preparedAfterFault).as("exactly the first branch is prepared").hasSize(1);
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.SHORT_MAX_TIMEOUT, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
         expectRolledBack(s, app);
     }
 
@@ -104,7 +105,7 @@ class TwoPhaseCommitChaosIT {
         assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
         assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.SHORT_MAX_TIMEOUT, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
         expectRolledBack(s, app);
     }
 
@@ -116,12 +117,12 @@ class TwoPhaseCommitChaosIT {
                 "COMMITTING record written to the coordinator log; no branch committed yet",
                 "Byteman rule halt-after-commit-decision.btm: Runtime.halt(1) at exit of Atomikos OltpLogImp.write(COMMITTING)",
                 "Recovery replays the logged decision: both branches commit; application APPROVING with its process running.");
-        // the decision must outlive the restart: written with Atomikos' default max_timeout (see LONG_MAX_TIMEOUT)
-        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04", ChaosHarness.LONG_MAX_TIMEOUT);
+        // the decision must outlive the restart: the crashing JVM runs with LONG timeouts (see Timeouts)
+        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);
         assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
         assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.LONG_MAX_TIMEOUT, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
         expectCommitted(s, app);
     }
 
@@ -133,10 +134,10 @@ class TwoPhaseCommitChaosIT {
                 "XAResource.commit returned for the first branch; the second is still prepared",
                 "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
                 "Recovery commits the remaining branch: both committed; application APPROVING with its process running.");
-        long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", ChaosHarness.LONG_MAX_TIMEOUT);
+        long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
         assertThat(s.preparedAfterFault).as("exactly the second branch is still prepared").hasSize(1);
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.LONG_MAX_TIMEOUT, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
         expectCommitted(s, app);
     }
 
@@ -250,7 +251,8 @@ class TwoPhaseCommitChaosIT {
 
     /** Holds the workflow commit, applies the fault, heals, then expects both branches committed. */
     private void faultDuringWorkflowCommit(ScenarioRecord s, String label, Runnable fault, Runnable heal) throws Exception {
-        h.ensureService();
+        h.ensureService(Timeouts.SHORT); // the running JVM replays its decision once the record expires
+
         long app = h.client.createDraft("chaos " + label);
         s.rowsBefore.putAll(h.rows(app));
         String rule = "pause-before-workflow-commit.btm";
@@ -279,7 +281,7 @@ class TwoPhaseCommitChaosIT {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     @DisplayName("10. A branch rejected at prepare (deferred constraint) -> both rolled back, client gets an error")
     void branchRejectedAtPrepare() throws Exception {
         ScenarioRecord s = REPORT.begin(10, "Business branch rejected at prepare by a deferred constraint",
@@ -320,14 +322,15 @@ class TwoPhaseCommitChaosIT {
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     @DisplayName("11. A transaction exceeding its JTA timeout -> both rolled back")
     void transactionTimeout() {
         ScenarioRecord s = REPORT.begin(11, "Transaction exceeds its JTA timeout",
                 "The submit's XA transaction stays active 12 s, past its 8 s JTA timeout, before it reaches commit",
-                "Byteman rule stall-past-timeout.btm: Thread.sleep(12000) at entry of Activiti StartProcessInstanceCmd.execute",
+                "Byteman rule stall-past-timeout.btm: Thread.sleep(12000) at entry of Activiti StartProcessInstanceCmd.execute;"
+                        + " the service runs with lockstep.tm.default-timeout=8s",
                 "The transaction manager rolls the transaction back: client gets an error, application stays DRAFT, no process instance, nothing prepared.");
-        h.ensureService();
+        h.ensureService(Timeouts.SHORT); // an 8 s transaction timeout
         long app = h.client.createDraft("chaos timeout");
         s.rowsBefore.putAll(h.rows(app));
         h.arm("stall-past-timeout.btm");
@@ -362,7 +365,7 @@ class TwoPhaseCommitChaosIT {
         ChaosHarness.deleteTree(h.service.home().resolve("atomikos"));
         s.note("deleted " + h.service.home().resolve("atomikos") + " (the coordinator log)");
 
-        h.service.start("chaos-2.tm", h.bytemanJar, h.rules(), ChaosHarness.SHORT_MAX_TIMEOUT);
+        h.service.start("chaos-2.tm", h.bytemanJar, h.rules(), Timeouts.SHORT);
         try {
             resolveAsDba(s, app);
         } finally {
@@ -410,7 +413,7 @@ class TwoPhaseCommitChaosIT {
     }
 
     @Test
-    @Order(12)
+    @Order(10)
     @DisplayName("13. Crash under load (16 clients, kill -9 at a random moment) -> every acknowledged request fully in both DBs,"
             + " every refused one absent, no duplicate process, no prepared xact left")
     void crashUnderLoad() throws Exception {
@@ -421,7 +424,7 @@ class TwoPhaseCommitChaosIT {
                         + " entirely absent; requests cut off without an answer are all-or-nothing; no duplicate process per"
                         + " lifecycle; no prepared transaction after the recovery window.");
         // decisions logged before the kill must outlive the restart; the restart then presumes abort quickly
-        h.ensureService(ChaosHarness.LONG_MAX_TIMEOUT);
+        h.ensureService(Timeouts.LONG);
         long seed = System.nanoTime();
         long killAfterMillis = 4000 + new Random(seed).nextInt(4000);
         s.note("random seed " + seed + ": kill -9 after " + killAfterMillis + " ms of load");
@@ -435,7 +438,7 @@ class TwoPhaseCommitChaosIT {
         s.preparedAfterFault = h.prepared();
         s.coordinatorLogAfterFault = h.coordinatorLog();
 
-        h.restartAndAwaitNoPrepared(s, ChaosHarness.SHORT_MAX_TIMEOUT, RECOVERY_WINDOW);
+        h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
         s.preparedAfterRecovery = h.prepared();
         List<String> missing = new ArrayList<>();
         List<String> leaked = new ArrayList<>();
@@ -475,8 +478,8 @@ class TwoPhaseCommitChaosIT {
     }
 
     /** Starts the service with the rule, creates a draft, arms the rule, submits and waits for the halt. */
-    private long crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir, Duration maxTimeout) {
-        h.ensureService(maxTimeout);
+    private long crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir, Timeouts timeouts) {
+        h.ensureService(timeouts);
         long app = h.client.createDraft("chaos " + scenarioDir);
         s.rowsBefore.putAll(h.rows(app));
         h.arm(rule);
@@ -489,6 +492,7 @@ class TwoPhaseCommitChaosIT {
             h.disarm(rule);
         }
         s.clientAnswer = answer.toString();
+        s.note("crashed JVM's transaction-manager timeouts: " + h.service.timeouts());
         s.note("service JVM exited with code " + exit + "; fault trace: " + h.faultTrace());
         s.rowsAfterFault.putAll(h.rows(app));
         s.preparedAfterFault = h.prepared();

@@ -18,6 +18,28 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ServiceProcess {
 
+    /**
+     * Transaction-manager timings of one service JVM. Atomikos' COMMITTING record expires with the
+     * transaction's timeout; recovery replays only expired records, to the resources registered at that
+     * pass, then forgets them, and the workflow pool registers later at startup than the business pool.
+     * So a logged decision reaches both branches after a crash only if the restart has registered both
+     * pools before the record expires: LONG (90 s) for JVMs whose decision must outlive their crash
+     * (recovery then waits for that expiry). SHORT for quick presumed abort (an unknown prepared XID is
+     * rolled back once watched for max_timeout) and for the timeout scenario.
+     */
+    public enum Timeouts {
+        SHORT(Duration.ofSeconds(8), Duration.ofSeconds(10)),
+        LONG(Duration.ofSeconds(90), Duration.ofSeconds(90));
+
+        final Duration transaction;
+        final Duration max;
+
+        Timeouts(Duration transaction, Duration max) {
+            this.transaction = transaction;
+            this.max = max;
+        }
+    }
+
     /** Demo users in external mode (the service never has demo users there unless configured). */
     private static final String[][] USERS = {
             {"alice", "APPLICANT", ""},
@@ -35,7 +57,7 @@ public final class ServiceProcess {
     private final PostgresServer workflow;
     private final String workflowUrl;
     private Process process;
-    private Duration maxTimeout;
+    private Timeouts timeouts;
     private Path log;
     private int starts;
 
@@ -49,12 +71,8 @@ public final class ServiceProcess {
         this.workflow = workflow;
     }
 
-    /**
-     * Starts the JVM and waits until it answers HTTP. {@code agentScript} may be null. {@code maxTimeout}
-     * is Atomikos' max_timeout: how long a COMMITTING record stays in force, and how long an unknown
-     * prepared XID is watched before recovery presumes abort.
-     */
-    public Duration start(String tmUniqueName, Path bytemanJar, Path agentScript, Duration maxTimeout) {
+    /** Starts the JVM and waits until it answers HTTP. {@code agentScript} may be null. */
+    public Duration start(String tmUniqueName, Path bytemanJar, Path agentScript, Timeouts timeouts) {
         long t0 = System.nanoTime();
         List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms256m", "-Xmx768m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         if (agentScript != null) {
@@ -65,8 +83,8 @@ public final class ServiceProcess {
                 "--lockstep.mode=external",
                 "--lockstep.home=" + home,
                 "--lockstep.tm.unique-name=" + tmUniqueName,
-                "--lockstep.tm.default-timeout=8s",
-                "--lockstep.tm.max-timeout=" + maxTimeout.toSeconds() + "s",
+                "--lockstep.tm.default-timeout=" + timeouts.transaction.toSeconds() + "s",
+                "--lockstep.tm.max-timeout=" + timeouts.max.toSeconds() + "s",
                 "--lockstep.tm.recovery-delay=2s",
                 "--lockstep.db.business.url=" + business.jdbcUrl(),
                 "--lockstep.db.business.username=" + business.username(),
@@ -83,7 +101,7 @@ public final class ServiceProcess {
                 cmd.add("--lockstep.security.users[" + i + "].groups=" + USERS[i][2]);
             }
         }
-        this.maxTimeout = maxTimeout;
+        this.timeouts = timeouts;
         starts++;
         log = home.resolve("service-" + starts + ".log");
         try {
@@ -150,8 +168,8 @@ public final class ServiceProcess {
         }
     }
 
-    public Duration maxTimeout() {
-        return maxTimeout;
+    public Timeouts timeouts() {
+        return timeouts;
     }
 
     public boolean isAlive() {
