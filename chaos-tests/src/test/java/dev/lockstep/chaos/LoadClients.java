@@ -81,6 +81,17 @@ final class LoadClients {
         }
     }
 
+    /** Waits until the clients have this many acknowledged requests: the service is under real load. */
+    void awaitSucceeded(long count, java.time.Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (succeeded() < count) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("only " + succeeded() + " acknowledged requests after " + timeout + ": " + summary());
+            }
+            Thread.sleep(100);
+        }
+    }
+
     long succeeded() {
         return requests().stream().filter(r -> r.answer().succeeded()).count();
     }

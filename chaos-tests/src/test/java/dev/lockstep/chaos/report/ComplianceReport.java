@@ -154,7 +154,7 @@ public final class ComplianceReport implements TestWatcher {
                 .SKIPPED,.NOTRUN{background:#fff8c5;color:#7d4e00;font-weight:700}
                 pre{margin:0;white-space:pre-wrap;word-break:break-all;font-size:.82rem}
                 .meta td{border:none;padding:.1rem .8rem .1rem 0} .muted{color:#57606a}
-                table.rows{margin:0;font-size:.82rem} table.rows td,table.rows th{padding:.2rem .4rem;word-break:break-word}
+                table.rows{margin:0;font-size:.82rem} table.rows td,table.rows th{padding:.2rem .4rem;word-break:break-word} table.rows td:first-child{width:14rem}
                 </style></head><body>
                 <h1>Lockstep two-phase commit compliance report</h1>
                 """);
