@@ -105,6 +105,9 @@ public final class ComplianceReport implements TestWatcher {
         }
         current.result = result;
         current.failure = failure;
+        if ("SKIPPED".equals(result) && current.observedOutcome.isEmpty()) {
+            current.observedOutcome = "not run: " + failure.replaceFirst("^.*Assumption failed: ", "");
+        }
         current.durationMillis = System.currentTimeMillis() - currentStart;
         progress("scenario " + current.number + ": " + result + " in " + current.durationMillis / 1000 + " s"
                 + (failure == null ? "" : " - " + failure));
@@ -114,7 +117,7 @@ public final class ComplianceReport implements TestWatcher {
 
     /** Progress for whoever watches the build (CI prints it as it comes). */
     public static void progress(String line) {
-        System.out.println("[chaos " + java.time.LocalTime.now(ZoneOffset.UTC).withNano(0) + "] " + line);
+        System.out.println("[chaos " + java.time.LocalTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("HH:mm:ss")) + "] " + line);
     }
 
     private synchronized void write() {
