@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.operations.TransactionLogContext;
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
 import dev.lockstep.web.ApiException;
@@ -7,6 +8,8 @@ import dev.lockstep.workflow.ApprovalProcess;
 import dev.lockstep.workflow.ApprovalProcess.StartedProcess;
 import java.time.Clock;
 import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -18,6 +21,8 @@ import org.springframework.transaction.annotation.Transactional;
 @Service
 @Transactional(rollbackFor = Exception.class)
 public class ApplicationLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(ApplicationLifecycle.class);
 
     private final ApplicationRepository applications;
     private final BusinessProcessBindingRepository bindings;
@@ -42,11 +47,15 @@ public class ApplicationLifecycle {
         }
         Application draft = Application.draft(request.title().strip(), request.description(), request.assetId(),
                 request.amount(), request.riskLevel(), request.sensitive(), caller.id(), clock.instant());
-        return ApplicationView.of(applications.saveAndFlush(draft));
+        Application created = applications.saveAndFlush(draft);
+        TransactionLogContext.bind(created.businessKey());
+        log.info("{} created draft application {}", caller.id(), created.getId());
+        return ApplicationView.of(created);
     }
 
     /** Starts a new process lifecycle for a draft or a rejected application and binds it. */
     public ApplicationView submit(long applicationId, Caller caller) {
+        TransactionLogContext.bind(Long.toString(applicationId));
         Application application = ownApplication(applicationId, caller);
         Instant now = clock.instant();
         if (applications.beginSubmission(applicationId, caller.id(), application.getRowVersion(), now) == 0) {
@@ -59,11 +68,14 @@ public class ApplicationLifecycle {
                 started.processDefinitionId(), submitting.getLifecycleNo(), now));
         applications.markApproving(applicationId, started.processInstanceId(), started.processDefinitionId(),
                 started.processDefinitionVersion(), summaries.of(process.openTasks(started.processInstanceId())), now);
+        log.info("{} submitted application {}: lifecycle {}, process {}", caller.id(), applicationId,
+                submitting.getLifecycleNo(), started.processInstanceId());
         return ApplicationView.of(load(applicationId));
     }
 
     /** The applicant takes a running application back, as long as no approver has decided on it yet. */
     public ApplicationView withdraw(long applicationId, String reason, Caller caller) {
+        TransactionLogContext.bind(Long.toString(applicationId));
         Application application = ownApplication(applicationId, caller);
         lockRunning(application);
         if (records.existsByApplicationIdAndLifecycleNo(applicationId, application.getLifecycleNo())) {
@@ -75,6 +87,7 @@ public class ApplicationLifecycle {
 
     /** An admin stops a running application for good. */
     public ApplicationView terminate(long applicationId, String reason, Caller caller) {
+        TransactionLogContext.bind(Long.toString(applicationId));
         Application application = load(applicationId);
         lockRunning(application);
         return cancel(application, BindingStatus.TERMINATED, "Terminated by " + caller.id() + ": " + reason);
@@ -85,6 +98,7 @@ public class ApplicationLifecycle {
         process.cancel(application.getProcessInstanceId(), bindingStatus.name(), reason);
         bindings.end(application.getProcessInstanceId(), bindingStatus, now);
         applications.close(application.getId(), ApprovalStatus.CANCELED, PublishStatus.NOT_STARTED, reason, now);
+        log.info("application {} canceled ({}): {}", application.getId(), bindingStatus, reason);
         return ApplicationView.of(load(application.getId()));
     }
 

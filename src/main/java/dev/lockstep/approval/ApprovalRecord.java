@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
@@ -25,6 +26,8 @@ public class ApprovalRecord {
     private String taskName;
     @Enumerated(EnumType.STRING)
     private Decision decision;
+    // quoted: COMMENT is a reserved word on Oracle (the Oracle migration quotes it too)
+    @Column(name = "\"comment\"")
     private String comment;
     private String approverId;
     private String requestId;

@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.operations.TransactionLogContext;
 import dev.lockstep.security.Caller;
 import dev.lockstep.web.ApiException;
 import dev.lockstep.workflow.ApprovalProcess;
@@ -7,6 +8,8 @@ import dev.lockstep.workflow.ApprovalProcess.OpenTask;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -18,6 +21,8 @@ import org.springframework.transaction.annotation.Transactional;
 @Service
 @Transactional(rollbackFor = Exception.class)
 public class ApprovalTasks {
+
+    private static final Logger log = LoggerFactory.getLogger(ApprovalTasks.class);
 
     private final ApplicationRepository applications;
     private final BusinessProcessBindingRepository bindings;
@@ -65,6 +70,8 @@ public class ApprovalTasks {
         records.saveAndFlush(ApprovalRecord.of(application.getId(), application.getLifecycleNo(), task.processInstanceId(),
                 task.id(), task.taskDefinitionKey(), task.name(), request.decision(), request.comment(), caller.id(),
                 requestId, now));
+        log.info("{} decided {} on task {} ({}) of application {}", caller.id(), request.decision(), task.id(),
+                task.taskDefinitionKey(), application.getId());
         if (process.isRunning(task.processInstanceId())) {
             applications.updateTaskSummary(application.getId(), summaries.of(process.openTasks(task.processInstanceId())), now);
         } else {
@@ -79,6 +86,7 @@ public class ApprovalTasks {
         ProcessOutcome result = ProcessOutcome.valueOf(outcome);
         bindings.end(processInstanceId, result.bindingStatus(), now);
         applications.close(application.getId(), result.approvalStatus(), result.publishStatus(), null, now);
+        log.info("application {} {}: its process ended with outcome {}", application.getId(), result.approvalStatus(), outcome);
     }
 
     private OpenTask offeredTask(String taskId, Caller caller) {
@@ -97,6 +105,7 @@ public class ApprovalTasks {
     /** Serializes all decisions on one application (parallel tasks meet at a join) via its row lock. */
     private Application lockApplicationOf(OpenTask task) {
         long applicationId = Long.parseLong(process.businessKeyOf(task.processInstanceId()));
+        TransactionLogContext.bind(Long.toString(applicationId));
         if (applications.lockRunningStep(applicationId, task.processInstanceId(), clock.instant()) == 0) {
             throw ApiException.conflict("APPLICATION_NOT_RUNNING",
                     "Application " + applicationId + " is no longer being approved.");

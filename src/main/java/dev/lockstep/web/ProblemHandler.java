@@ -16,6 +16,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.transaction.HeuristicCompletionException;
 import org.springframework.transaction.TransactionException;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
@@ -60,6 +61,24 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     ResponseEntity<Object> constraint(DataIntegrityViolationException e) {
         log.info("request refused by a database constraint: {}", e.getMostSpecificCause().getMessage());
         return conflict("CONSTRAINT_VIOLATION", "The change conflicts with data already stored; nothing was written.");
+    }
+
+    /**
+     * A branch's fate is unknown or differs from its sibling's (e.g. a database died mid-commit): the
+     * client must not be told it succeeded, nor that nothing happened. Recovery or a DBA finishes it.
+     */
+    @ExceptionHandler(HeuristicCompletionException.class)
+    ResponseEntity<Object> outcomeUnknown(HeuristicCompletionException e) {
+        if (e.getOutcomeState() == HeuristicCompletionException.STATE_ROLLED_BACK) {
+            return notCommitted(e);
+        }
+        log.error("global transaction ended with a heuristic outcome ({}): {}",
+                HeuristicCompletionException.getStateString(e.getOutcomeState()), e.getMostSpecificCause().toString());
+        return ProblemResponses.response(ProblemResponses.problem(HttpStatus.INTERNAL_SERVER_ERROR,
+                "TRANSACTION_OUTCOME_UNKNOWN", "The change may be committed in one database and not in the other ("
+                        + HeuristicCompletionException.getStateString(e.getOutcomeState()) + "). Transaction recovery and"
+                        + " the in-doubt monitor resolve it; read the application before acting, or retry with the same"
+                        + " Idempotency-Key, which replays the result if the change was committed."));
     }
 
     /** The global transaction did not commit (a branch refused to prepare, a timeout): nothing was written. */

@@ -3,6 +3,9 @@ package dev.lockstep.xa;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.Closeable;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,9 +34,14 @@ public class EmbeddedPostgresServers implements Closeable {
         Path home = properties.home().toAbsolutePath().normalize();
         EmbeddedPostgres startedBusiness = null;
         try {
-            startedBusiness = start(home.resolve("pg-business"), embedded.businessPort(), embedded.maxPreparedTransactions());
+            startedBusiness = start(home.resolve("pg-business"), embedded.businessPort(), "lockstep.embedded.business-port",
+                    embedded.maxPreparedTransactions());
             this.business = startedBusiness;
-            this.workflow = start(home.resolve("pg-workflow"), embedded.workflowPort(), embedded.maxPreparedTransactions());
+            this.workflow = start(home.resolve("pg-workflow"), embedded.workflowPort(), "lockstep.embedded.workflow-port",
+                    embedded.maxPreparedTransactions());
+        } catch (StartupCheckFailure e) {
+            closeQuietly(startedBusiness);
+            throw e;
         } catch (IOException | RuntimeException e) {
             closeQuietly(startedBusiness);
             throw new StartupCheckFailure("lockstep.home",
@@ -55,14 +63,37 @@ public class EmbeddedPostgresServers implements Closeable {
                 properties.tmLogDir().toAbsolutePath().normalize());
     }
 
-    private static EmbeddedPostgres start(Path dataDirectory, int port, int maxPreparedTransactions) throws IOException {
+    private static EmbeddedPostgres start(Path dataDirectory, int port, String portSetting, int maxPreparedTransactions)
+            throws IOException {
+        LeftoverPostmaster.clear(dataDirectory);
+        requireFree(port, portSetting);
         return EmbeddedPostgres.builder()
                 .setDataDirectory(dataDirectory)
                 .setCleanDataDirectory(false)
                 .setPort(port)
                 .setServerConfig("max_prepared_transactions", Integer.toString(maxPreparedTransactions))
                 .setServerConfig("max_connections", "200")
+                // The library starts PostgreSQL with fsync and synchronous_commit off (fine for throw-away test
+                // databases); a commit acknowledged to Atomikos must survive a crash of the server.
+                .setServerConfig("fsync", "on")
+                .setServerConfig("synchronous_commit", "on")
                 .start();
+    }
+
+    /** Fails with the setting's name instead of a PostgreSQL start-up timeout when the port is taken. */
+    private static void requireFree(int port, String portSetting) {
+        if (port == 0) {
+            return;
+        }
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        } catch (IOException e) {
+            throw new StartupCheckFailure(portSetting, "port " + port + " is already in use (" + e.getMessage()
+                    + "), so the embedded PostgreSQL server cannot listen on it.",
+                    "stop the process listening there (ss -ltnp 'sport = :" + port + "'), or set " + portSetting + " (env "
+                            + portSetting.toUpperCase().replace('.', '_').replace('-', '_')
+                            + ") to a free port, or to 0 to pick one at random.");
+        }
     }
 
     private static DatabaseSettings settings(EmbeddedPostgres server, String database, DatabaseSettings configured) {

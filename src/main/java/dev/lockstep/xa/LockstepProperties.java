@@ -28,13 +28,16 @@ public record LockstepProperties(
     /**
      * The Atomikos transaction manager. {@code uniqueName} identifies this node in every XID it
      * creates; recovery claims XIDs by that prefix, so it must be unique across nodes.
+     * {@code propertiesFile} is an optional Atomikos properties file (see {@code xa-config/atomikos/})
+     * for the settings Lockstep does not set itself; where both set one, these properties win.
      */
     public record Tm(
             @DefaultValue("lockstep-1.tm") String uniqueName,
             Path logDir,
             @DefaultValue("30s") Duration defaultTimeout,
             @DefaultValue("5m") Duration maxTimeout,
-            @DefaultValue("10s") Duration recoveryDelay) {
+            @DefaultValue("10s") Duration recoveryDelay,
+            Path propertiesFile) {
     }
 
     public record Db(DatabaseSettings business, DatabaseSettings workflow) {

@@ -3,17 +3,18 @@ package dev.lockstep.xa;
 import com.atomikos.icatch.config.UserTransactionServiceImp;
 import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.jdbc.AtomikosDataSourceBean;
-import java.util.Properties;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.boot.flyway.autoconfigure.FlywayDataSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.DependsOn;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.transaction.jta.JtaTransactionManager;
 
 /**
@@ -24,6 +25,8 @@ import org.springframework.transaction.jta.JtaTransactionManager;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(LockstepProperties.class)
 public class XaConfiguration {
+
+    static final String ORACLE_BUSINESS_MIGRATIONS = "classpath:db/business-oracle";
 
     @Bean(destroyMethod = "close")
     @ConditionalOnProperty(name = "lockstep.mode", havingValue = "embedded", matchIfMissing = true)
@@ -48,19 +51,15 @@ public class XaConfiguration {
         return endpoints;
     }
 
+    /**
+     * Starts after both pools exist: each recovery pass replays logged commit decisions only to the
+     * resources registered at that moment and then forgets them, so a resource registered later
+     * would have its branch presumed aborted while its sibling committed.
+     */
     @Bean(initMethod = "init", destroyMethod = "shutdownForce")
-    @DependsOn("databaseEndpoints")
+    @DependsOn({"businessDataSource", "workflowDataSource"})
     UserTransactionServiceImp atomikosTransactionService(LockstepProperties properties) {
-        LockstepProperties.Tm tm = properties.tm();
-        Properties atomikos = new Properties();
-        atomikos.setProperty("com.atomikos.icatch.tm_unique_name", tm.uniqueName());
-        atomikos.setProperty("com.atomikos.icatch.log_base_dir", properties.tmLogDir().toAbsolutePath().toString());
-        atomikos.setProperty("com.atomikos.icatch.log_base_name", "lockstep-tm");
-        atomikos.setProperty("com.atomikos.icatch.default_jta_timeout", Long.toString(tm.defaultTimeout().toMillis()));
-        atomikos.setProperty("com.atomikos.icatch.max_timeout", Long.toString(tm.maxTimeout().toMillis()));
-        atomikos.setProperty("com.atomikos.icatch.recovery_delay", Long.toString(tm.recoveryDelay().toMillis()));
-        atomikos.setProperty("com.atomikos.icatch.max_actives", "-1");
-        return new UserTransactionServiceImp(atomikos);
+        return new UserTransactionServiceImp(AtomikosSettings.of(properties));
     }
 
     @Bean(initMethod = "init", destroyMethod = "close")
@@ -71,23 +70,24 @@ public class XaConfiguration {
         return manager;
     }
 
+    /** Listeners (metrics) observe every begin, commit and rollback; Boot only adds them to managers it builds. */
     @Bean
-    JtaTransactionManager transactionManager(UserTransactionManager atomikos, LockstepProperties properties) {
+    JtaTransactionManager transactionManager(UserTransactionManager atomikos, LockstepProperties properties,
+            ObjectProvider<TransactionExecutionListener> listeners) {
         JtaTransactionManager manager = new JtaTransactionManager(atomikos, atomikos);
         manager.setDefaultTimeout((int) properties.tm().defaultTimeout().toSeconds());
+        manager.setTransactionExecutionListeners(listeners.orderedStream().toList());
         return manager;
     }
 
     @Bean(initMethod = "init", destroyMethod = "close")
     @Primary
-    AtomikosDataSourceBean businessDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory,
-            UserTransactionManager transactionManager) {
+    AtomikosDataSourceBean businessDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory) {
         return factory.pool(DatabaseEndpoints.BUSINESS_RESOURCE, "lockstep.db.business", endpoints.business());
     }
 
     @Bean(initMethod = "init", destroyMethod = "close")
-    AtomikosDataSourceBean workflowDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory,
-            UserTransactionManager transactionManager) {
+    AtomikosDataSourceBean workflowDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory) {
         return factory.pool(DatabaseEndpoints.WORKFLOW_RESOURCE, "lockstep.db.workflow", endpoints.workflow());
     }
 
@@ -96,6 +96,19 @@ public class XaConfiguration {
     @FlywayDataSource
     DataSource businessMigrationDataSource(DatabaseEndpoints endpoints) {
         return plainDataSource(endpoints.business());
+    }
+
+    /**
+     * Oracle gets its own migrations (types, partial index, reserved words differ): db/business-oracle
+     * mirrors db/business file by file, chosen by the business database's vendor.
+     */
+    @Bean
+    FlywayConfigurationCustomizer businessMigrationsForVendor(DatabaseEndpoints endpoints) {
+        return configuration -> {
+            if (endpoints.business().vendor() == DatabaseVendor.ORACLE) {
+                configuration.locations(ORACLE_BUSINESS_MIGRATIONS);
+            }
+        };
     }
 
     /** A plain, non-XA view of a database for read-only inspection outside any transaction. */

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import javax.sql.XAConnection;
 import javax.sql.XADataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,12 +42,18 @@ public final class XaStartupChecks {
                             + " embedded default.");
         }
         XADataSource xaDataSource = factory.create(prefix, settings);
-        try (Connection connection = xaDataSource.getXAConnection().getConnection()) {
-            return switch (settings.vendor()) {
-                case POSTGRESQL -> inspectPostgres(prefix, settings, connection);
-                case ORACLE -> queryString(connection,
-                        "select sys_context('USERENV','DB_UNIQUE_NAME') || '/' || sys_context('USERENV','CURRENT_SCHEMA') from dual");
-            };
+        try {
+            // Closing the logical connection would leave the physical one open: close the XAConnection.
+            XAConnection xaConnection = xaDataSource.getXAConnection();
+            try (Connection connection = xaConnection.getConnection()) {
+                return switch (settings.vendor()) {
+                    case POSTGRESQL -> inspectPostgres(prefix, settings, connection);
+                    case ORACLE -> queryString(connection, "select sys_context('USERENV','DB_UNIQUE_NAME') || '/'"
+                            + " || sys_context('USERENV','CURRENT_SCHEMA') from dual");
+                };
+            } finally {
+                xaConnection.close();
+            }
         } catch (SQLException e) {
             throw new StartupCheckFailure(prefix + ".url", "cannot connect to " + settings.url() + " as '"
                     + settings.username() + "': " + e.getMessage(),

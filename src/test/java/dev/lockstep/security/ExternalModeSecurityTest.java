@@ -2,6 +2,7 @@ package dev.lockstep.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.support.ServiceProcess;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.http.HttpResponse;

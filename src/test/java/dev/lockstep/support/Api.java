@@ -38,11 +38,20 @@ public class Api {
         return send(user, "POST", path, jsonBody, idempotencyKey);
     }
 
+    /** A GET for endpoints that answer in another media type, e.g. text/plain from /actuator/prometheus. */
+    public Response get(String user, String path, String accept) {
+        return send(user, "GET", path, null, null, accept);
+    }
+
     public Response send(String user, String method, String path, String jsonBody, String idempotencyKey) {
+        return send(user, method, path, jsonBody, idempotencyKey, "application/json, application/problem+json");
+    }
+
+    private Response send(String user, String method, String path, String jsonBody, String idempotencyKey, String accept) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
                 .method(method, jsonBody == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(jsonBody, StandardCharsets.UTF_8))
-                .header("Accept", "application/json, application/problem+json");
+                .header("Accept", accept);
         if (jsonBody != null) {
             request.header("Content-Type", "application/json");
         }

@@ -1,4 +1,4 @@
-package dev.lockstep.security;
+package dev.lockstep.support;
 
 import dev.lockstep.LockstepApplication;
 import java.io.File;
@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * environment variables. A second service inside the test JVM is not an option: Atomikos is a JVM-wide
  * singleton, and the shared embedded-mode test context already registered the same XA resource names.
  */
-final class ServiceProcess implements AutoCloseable {
+public final class ServiceProcess implements AutoCloseable {
 
     private static final Duration STARTUP = Duration.ofMinutes(3);
 
@@ -41,7 +41,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** Starts the service; {@code home} holds its Atomikos log and the captured console output. */
-    static ServiceProcess start(Path home, Map<String, String> environment) throws IOException {
+    public static ServiceProcess start(Path home, Map<String, String> environment) throws IOException {
         Files.createDirectories(home);
         Path log = home.resolve("console.log");
         int port = freePort();
@@ -58,7 +58,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** Waits until the service answers HTTP; fails with its console output if it stopped instead. */
-    ServiceProcess awaitUp() throws InterruptedException {
+    public ServiceProcess awaitUp() throws InterruptedException {
         Instant deadline = Instant.now().plus(STARTUP);
         while (Instant.now().isBefore(deadline)) {
             if (!process.isAlive()) {
@@ -75,14 +75,14 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** Waits for a startup that must fail; returns the exit code. */
-    int awaitExit() throws InterruptedException {
+    public int awaitExit() throws InterruptedException {
         if (!process.waitFor(STARTUP.toSeconds(), TimeUnit.SECONDS)) {
             throw new AssertionError("the service kept running although its startup should have failed:\n" + output());
         }
         return process.exitValue();
     }
 
-    HttpResponse<String> get(String path, String authorization) {
+    public HttpResponse<String> get(String path, String authorization) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(30));
         if (authorization != null) {
@@ -98,7 +98,7 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    String output() {
+    public String output() {
         try {
             return Files.readString(log);
         } catch (IOException e) {

@@ -1,0 +1,58 @@
+package dev.lockstep.operations;
+
+import com.atomikos.icatch.jta.UserTransactionManager;
+import com.atomikos.jdbc.AtomikosDataSourceBean;
+import dev.lockstep.xa.DatabaseEndpoints;
+import dev.lockstep.xa.LockstepProperties;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * What operators see: one health indicator per XA resource ({@code businessDb}, {@code workflowDb},
+ * named after the beans) and one for the transaction manager; pool and prepared-branch gauges, JTA
+ * outcome timers.
+ */
+@Configuration(proxyBeanMethods = false)
+public class OperationsConfiguration {
+
+    @Bean
+    XaResource businessXaResource(DatabaseEndpoints endpoints, @Qualifier("businessDataSource") AtomikosDataSourceBean pool) {
+        return new XaResource(endpoints.business(), pool);
+    }
+
+    @Bean
+    XaResource workflowXaResource(DatabaseEndpoints endpoints, @Qualifier("workflowDataSource") AtomikosDataSourceBean pool) {
+        return new XaResource(endpoints.workflow(), pool);
+    }
+
+    @Bean
+    XaResourceHealthIndicator businessDbHealthIndicator(@Qualifier("businessXaResource") XaResource resource) {
+        return new XaResourceHealthIndicator(resource);
+    }
+
+    @Bean
+    XaResourceHealthIndicator workflowDbHealthIndicator(@Qualifier("workflowXaResource") XaResource resource) {
+        return new XaResourceHealthIndicator(resource);
+    }
+
+    /** Depends on the started manager: before it, the indicator would only report it as down. */
+    @Bean
+    TransactionManagerHealthIndicator transactionManagerHealthIndicator(LockstepProperties properties,
+            UserTransactionManager startedManager) {
+        return new TransactionManagerHealthIndicator(properties);
+    }
+
+    @Bean
+    XaResourceMetrics xaResourceMetrics(List<XaResource> resources) {
+        return new XaResourceMetrics(resources);
+    }
+
+    /** Registered on the JTA transaction manager by {@code XaConfiguration}. */
+    @Bean
+    JtaTransactionMetrics jtaTransactionMetrics(MeterRegistry registry) {
+        return new JtaTransactionMetrics(registry);
+    }
+}

@@ -1,0 +1,147 @@
+package dev.lockstep.xa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.lockstep.LockstepApplication;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Each misconfiguration stops the service before the transaction manager starts, naming the setting.
+ * The service runs in external mode against PostgreSQL servers this test starts: one set up right,
+ * one with prepared transactions disabled, one with fewer prepared-transaction slots than the pool.
+ */
+class XaStartupChecksTest {
+
+    private static EmbeddedPostgres healthy;
+    private static EmbeddedPostgres preparedTransactionsDisabled;
+    private static EmbeddedPostgres fewPreparedTransactions;
+
+    @TempDir
+    Path home;
+
+    @BeforeAll
+    static void startServers() throws IOException {
+        healthy = server("64");
+        preparedTransactionsDisabled = server("0");
+        fewPreparedTransactions = server("5");
+        for (EmbeddedPostgres server : new EmbeddedPostgres[] {healthy, preparedTransactionsDisabled, fewPreparedTransactions}) {
+            JdbcTemplate sql = new JdbcTemplate(server.getPostgresDatabase());
+            sql.execute("create database business");
+            sql.execute("create database workflow");
+        }
+    }
+
+    @AfterAll
+    static void stopServers() throws IOException {
+        for (EmbeddedPostgres server : new EmbeddedPostgres[] {healthy, preparedTransactionsDisabled, fewPreparedTransactions}) {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    private static EmbeddedPostgres server(String maxPreparedTransactions) throws IOException {
+        return EmbeddedPostgres.builder().setServerConfig("max_prepared_transactions", maxPreparedTransactions).start();
+    }
+
+    @Test
+    void preparedTransactionsDisabledOnTheBusinessDatabase() {
+        StartupCheckFailure failure = startupFailure(Map.of(
+                "lockstep.db.business.url", preparedTransactionsDisabled.getJdbcUrl("postgres", "business")));
+
+        assertThat(failure.setting()).isEqualTo("lockstep.db.business.url");
+        assertThat(failure).hasMessageContaining("has max_prepared_transactions = 0, so prepared transactions")
+                .hasMessageContaining("Fix: set max_prepared_transactions to at least 10");
+    }
+
+    @Test
+    void fewerPreparedTransactionsThanThePoolSizeOnTheWorkflowDatabase() {
+        StartupCheckFailure failure = startupFailure(Map.of(
+                "lockstep.db.workflow.url", fewPreparedTransactions.getJdbcUrl("postgres", "workflow")));
+
+        assertThat(failure.setting()).isEqualTo("lockstep.db.workflow.url");
+        assertThat(failure).hasMessageContaining("max_prepared_transactions = 5, below lockstep.db.workflow.pool-size = 10")
+                .hasMessageContaining("or lower lockstep.db.workflow.pool-size");
+    }
+
+    /** The same database spelled differently (127.0.0.1 instead of localhost) is still the same database. */
+    @Test
+    void bothUrlsPointingAtOneDatabase() {
+        StartupCheckFailure failure = startupFailure(Map.of(
+                "lockstep.db.workflow.url", healthy.getJdbcUrl("postgres", "business").replace("localhost", "127.0.0.1")));
+
+        assertThat(failure.setting()).isEqualTo("lockstep.db.workflow.url");
+        assertThat(failure).hasMessageContaining("points at the same database as lockstep.db.business.url");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "''                                         | is missing",
+            "a-name-of-forty-one-bytes-is-too-long1.tm  | is 41 bytes",
+            "node1                                      | could be a prefix of another node's name"})
+    void transactionManagerNameMissingTooLongOrPrefixCapable(String name, String problem) {
+        StartupCheckFailure failure = startupFailure(Map.of("lockstep.tm.unique-name", name));
+
+        assertThat(failure.setting()).isEqualTo("lockstep.tm.unique-name");
+        assertThat(failure).hasMessageContaining(problem);
+    }
+
+    @Test
+    void aDataSourceClassThatIsNotXa() {
+        StartupCheckFailure failure = startupFailure(Map.of(
+                "lockstep.db.business.xa-data-source-class", "org.postgresql.ds.PGSimpleDataSource"));
+
+        assertThat(failure.setting()).isEqualTo("lockstep.db.business.xa-data-source-class");
+        assertThat(failure).hasMessageContaining("org.postgresql.ds.PGSimpleDataSource is not an XA DataSource")
+                .hasMessageContaining("remove the setting to use org.postgresql.xa.PGXADataSource");
+    }
+
+    @Test
+    void aMissingUrlInExternalMode() {
+        StartupCheckFailure failure = startupFailure(Map.of("lockstep.db.workflow.url", ""));
+
+        assertThat(failure.setting()).isEqualTo("lockstep.db.workflow.url");
+        assertThat(failure).hasMessageContaining("is not set, and lockstep.mode=external needs both databases")
+                .hasMessageContaining("LOCKSTEP_DB_WORKFLOW_URL");
+    }
+
+    /** Starts the service on a correct external configuration changed by {@code overrides}; it must not come up. */
+    private StartupCheckFailure startupFailure(Map<String, String> overrides) {
+        Map<String, Object> properties = new HashMap<>(Map.of(
+                "lockstep.mode", "external",
+                "lockstep.home", home.toString(),
+                "lockstep.tm.unique-name", "startup-checks.tm",
+                "lockstep.db.business.url", healthy.getJdbcUrl("postgres", "business"),
+                "lockstep.db.business.username", "postgres",
+                "lockstep.db.workflow.url", healthy.getJdbcUrl("postgres", "workflow"),
+                "lockstep.db.workflow.username", "postgres",
+                "spring.main.banner-mode", "off"));
+        properties.putAll(overrides);
+
+        Throwable thrown = catchThrowable(() -> new SpringApplicationBuilder(LockstepApplication.class)
+                .web(WebApplicationType.NONE).properties(properties).run().close());
+
+        assertThat(thrown).as("the service must refuse to start").isNotNull();
+        Throwable cause = thrown;
+        while (cause != null && !(cause instanceof StartupCheckFailure)) {
+            cause = cause.getCause();
+        }
+        assertThat(cause).as("a StartupCheckFailure in %s", thrown).isInstanceOf(StartupCheckFailure.class);
+        assertThat(home.resolve("atomikos")).as("the checks run before Atomikos starts and writes its log").doesNotExist();
+        return (StartupCheckFailure) cause;
+    }
+}
