@@ -2,7 +2,6 @@ package dev.lockstep.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
@@ -153,11 +152,7 @@ class TwoPhaseCommitChaosIT {
                 "Global rollback: the client gets an error, the workflow branch is rolled back (not left prepared), the"
                         + " application stays DRAFT, no process instance.");
         assumeFalse(h.business.isExternal(), "the test cannot stop an external database server");
-        // Found by this scenario (docs/compliance.md): the prepare fails, Atomikos rolls back, the rollback of
-        // the dead branch raises XAER_RMFAIL (heuristic hazard) and, with Atomikos' throw_on_heuristic=false,
-        // commit() returns normally: the client gets 200 APPROVING for a submit neither database holds.
-        assumeTrue(Boolean.getBoolean("chaos.knownDefects"), "known defect: the client is told 200 for a rolled-back"
-                + " submit (Atomikos throw_on_heuristic=false); rerun with -Dchaos.knownDefects=true once the service is fixed");
+        // Before 425dc03 the client got 200 here for a rolled-back submit (docs/compliance.md, findings)
         h.ensureService();
         long app = h.client.createDraft("chaos s06");
         s.rowsBefore.putAll(h.rows(app));
