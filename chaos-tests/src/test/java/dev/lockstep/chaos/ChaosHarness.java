@@ -1,0 +1,338 @@
+package dev.lockstep.chaos;
+
+import dev.lockstep.chaos.report.ScenarioRecord;
+import dev.lockstep.chaos.support.LockstepClient;
+import dev.lockstep.chaos.support.PostgresServer;
+import dev.lockstep.chaos.support.ServiceProcess;
+import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
+import dev.lockstep.chaos.support.TcpProxy;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The moving parts of one chaos run: two PostgreSQL servers (separate processes, shared by all
+ * scenarios), the service JVM (one home per scenario), Byteman rules armed by a file, and
+ * plain-SQL views of both databases.
+ */
+final class ChaosHarness implements AutoCloseable {
+
+    static final String TM_NAME = "chaos-1.tm";
+
+    final Path work = Path.of(System.getProperty("chaos.workDir", "target/chaos")).toAbsolutePath();
+    final Path serviceJar = Path.of(System.getProperty("chaos.serviceJar", "target/lockstep-0.1.0-SNAPSHOT.jar")).toAbsolutePath();
+    final Path bytemanJar = Path.of(System.getProperty("chaos.bytemanJar", "byteman.jar")).toAbsolutePath();
+    final PostgresServer business;
+    final PostgresServer workflow;
+    final InvariantChecker checker = new InvariantChecker();
+    /** The service reaches the workflow database through this proxy (null for an external database). */
+    final TcpProxy workflowProxy;
+    ServiceProcess service;
+    LockstepClient client;
+
+    ChaosHarness() {
+        deleteTree(work);
+        // -Dchaos.db.business.url=... (and workflow) points the suite at databases someone else runs
+        PostgresServer externalBusiness = PostgresServer.externalFrom("chaos.db.business");
+        PostgresServer externalWorkflow = PostgresServer.externalFrom("chaos.db.workflow");
+        business = externalBusiness != null ? externalBusiness
+                : new PostgresServer("lockstep_business", work.resolve("pg-business"), freePort());
+        workflow = externalWorkflow != null ? externalWorkflow
+                : new PostgresServer("lockstep_workflow", work.resolve("pg-workflow"), freePort());
+        business.start();
+        workflow.start();
+        try {
+            workflowProxy = workflow.isExternal() ? null : new TcpProxy("127.0.0.1", workflow.port());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Every Byteman rule, each armed by its own file; loaded at every start so a restarted service serves the next scenario. */
+    static final List<String> RULES = List.of("halt-before-first-prepare.btm", "halt-after-first-prepare.btm",
+            "halt-before-commit-decision.btm", "halt-after-commit-decision.btm", "halt-after-first-commit.btm",
+            "stall-past-timeout.btm", "pause-before-business-prepare.btm", "pause-before-workflow-commit.btm");
+
+    /** Starts the service (all rules loaded, none armed) unless it already runs. */
+    void ensureService() {
+        ensureService(null);
+    }
+
+    /**
+     * Starts the service unless it already runs with these timeouts ({@code null}: any; a new start then
+     * takes LONG). The scenario order avoids restarts just to change them.
+     */
+    void ensureService(Timeouts timeouts) {
+        if (service != null && service.isAlive() && timeouts != null && timeouts != service.timeouts()) {
+            service.stop();
+        }
+        if (service == null) {
+            String workflowUrl = workflowProxy == null ? workflow.jdbcUrl()
+                    : "jdbc:postgresql://127.0.0.1:" + workflowProxy.port() + "/" + workflow.database();
+            service = new ServiceProcess(serviceJar, work.resolve("service"), freePort(), business, workflow, workflowUrl);
+            client = new LockstepClient(service.baseUrl());
+        }
+        if (!service.isAlive()) {
+            service.start(TM_NAME, bytemanJar, rules(), timeouts == null ? Timeouts.LONG : timeouts);
+        }
+    }
+
+    /** One script with all rules, each rule's condition pointing at its own arm file. */
+    Path rules() {
+        StringBuilder script = new StringBuilder();
+        for (String name : RULES) {
+            try (InputStream in = getClass().getResourceAsStream("/byteman/" + name)) {
+                if (in == null) {
+                    throw new IllegalArgumentException("no Byteman rule " + name);
+                }
+                script.append(new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("@ARM@", armFile(name).toString())
+                        .replace("@BUSINESS_DB@", business.database()).replace("@WORKFLOW_DB@", workflow.database()))
+                        .append('\n');
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        try {
+            Path target = work.resolve("chaos-rules.btm");
+            Files.writeString(target, script);
+            Files.createDirectories(armFile(RULES.get(0)).getParent());
+            return target;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Path armFile(String rule) {
+        return work.resolve("armed").resolve(rule);
+    }
+
+    void arm(String rule) {
+        try {
+            Files.deleteIfExists(reachedFile(rule));
+            Files.writeString(armFile(rule), "armed");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Path reachedFile(String rule) {
+        return armFile(rule).resolveSibling(rule + ".reached");
+    }
+
+    /** Waits until a pausing rule reports that the service thread is held at its fault point. */
+    void awaitReached(String rule, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!Files.exists(reachedFile(rule))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the fault point of " + rule + " was not reached within " + timeout);
+            }
+            sleep(50);
+        }
+    }
+
+    void disarm(String rule) {
+        try {
+            Files.deleteIfExists(armFile(rule));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The scenario's application as each database holds it, read with plain SQL. */
+    Map<String, Object> rows(long applicationId) {
+        Map<String, Object> rows = new LinkedHashMap<>();
+        String id = Long.toString(applicationId);
+        try (Connection b = business.connect(); Connection w = workflow.connect()) {
+            rows.put("business: application " + id, one(b, "select 'approval_status=' || approval_status || ', process_instance_id='"
+                    + " || coalesce(process_instance_id, 'null') || ', row_version=' || row_version from application where id = ?", applicationId));
+            rows.put("business: business_process_binding rows", one(b, "select count(*) from business_process_binding where business_id = ?", id));
+            rows.put("business: workflow_command rows", one(b, "select count(*) from workflow_command where business_id = ?", id));
+            rows.put("business: approval_record rows", one(b, "select count(*) from approval_record where application_id = ?", applicationId));
+            rows.put("workflow: act_hi_procinst rows (business key " + id + ")",
+                    one(w, "select count(*) from act_hi_procinst where business_key_ = ?", id));
+            rows.put("workflow: running process instances", one(w,
+                    "select count(*) from act_ru_execution where parent_id_ is null and business_key_ = ?", id));
+            rows.put("workflow: open tasks", one(w, "select coalesce(string_agg(t.task_def_key_, ', '), 'none') from act_ru_task t"
+                    + " join act_ru_execution e on e.id_ = t.proc_inst_id_ where e.business_key_ = ?", id));
+        } catch (SQLException e) {
+            rows.put("error", e.getMessage());
+        }
+        return rows;
+    }
+
+    static String one(Connection c, String sql, Object parameter) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setObject(1, parameter);
+            try (ResultSet r = s.executeQuery()) {
+                return r.next() ? String.valueOf(r.getObject(1)) : "no row";
+            }
+        }
+    }
+
+    /** Prepared transactions on both servers, with the Atomikos XID decoded from pgjdbc's gid. */
+    List<String> prepared() {
+        List<String> out = new ArrayList<>();
+        out.addAll(prepared(business, "business-db"));
+        out.addAll(prepared(workflow, "workflow-db"));
+        return out;
+    }
+
+    private static List<String> prepared(PostgresServer server, String resource) {
+        List<String> out = new ArrayList<>();
+        try (Connection c = server.connect(); ResultSet r = c.createStatement()
+                .executeQuery("select gid, prepared, database from pg_prepared_xacts order by prepared")) {
+            while (r.next()) {
+                out.add(resource + " (" + r.getString(3) + "): gid " + r.getString(1) + " = " + decodeGid(r.getString(1))
+                        + ", prepared at " + r.getString(2));
+            }
+        } catch (SQLException e) {
+            out.add(resource + ": cannot read pg_prepared_xacts (" + e.getMessage() + ")");
+        }
+        return out;
+    }
+
+    /** pgjdbc's gid is formatId_base64(gtrid)_base64(bqual). */
+    static String decodeGid(String gid) {
+        String[] parts = gid.split("_");
+        if (parts.length != 3) {
+            return "not an XA gid";
+        }
+        Base64.Decoder d = Base64.getDecoder();
+        return "formatId " + parts[0] + ", gtrid " + new String(d.decode(parts[1]), StandardCharsets.UTF_8)
+                + ", bqual " + new String(d.decode(parts[2]), StandardCharsets.UTF_8);
+    }
+
+    int preparedCount(PostgresServer server) {
+        try (Connection c = server.connect(); ResultSet r = c.createStatement().executeQuery("select count(*) from pg_prepared_xacts")) {
+            r.next();
+            return r.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Pending records of the coordinator log (the latest state per transaction id), as Atomikos wrote them. */
+    List<String> coordinatorLog() {
+        Path dir = service.home().resolve("atomikos");
+        Map<String, String> latest = new LinkedHashMap<>();
+        if (Files.isDirectory(dir)) {
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path f : files.filter(p -> p.getFileName().toString().endsWith(".log")).sorted().toList()) {
+                    for (String line : Files.readAllLines(f, StandardCharsets.ISO_8859_1)) {
+                        String[] cols = line.split("\\|");
+                        if (cols.length >= 2) {
+                            latest.put(cols[0], line.trim());
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                return List.of("cannot read " + dir + ": " + e.getMessage());
+            }
+        }
+        return latest.values().stream().filter(l -> !l.contains("|TERMINATED|")).toList();
+    }
+
+    /**
+     * Restarts the service (rules loaded, none armed) and waits until no prepared transaction is left.
+     * SHORT timeouts where recovery has to presume abort, LONG where the JVM's decisions must outlive a crash.
+     */
+    Duration restartAndAwaitNoPrepared(ScenarioRecord s, Timeouts timeouts, Duration window) {
+        long t0 = System.nanoTime();
+        Duration startup = service.start(TM_NAME, bytemanJar, rules(), timeouts);
+        s.note("restarted service answered HTTP after " + seconds(startup));
+        awaitNoPrepared(window);
+        Duration recovery = Duration.ofNanos(System.nanoTime() - t0);
+        s.timeToRecoveryMillis = recovery.toMillis();
+        return recovery;
+    }
+
+    void awaitNoPrepared(Duration window) {
+        long deadline = System.nanoTime() + window.toNanos();
+        while (preparedCount(business) + preparedCount(workflow) > 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("prepared transactions still there after " + window + ": " + prepared());
+            }
+            sleep(250);
+        }
+    }
+
+    InvariantChecker.Result invariants(ScenarioRecord s, boolean preparedAllowed) {
+        try (Connection b = business.connect(); Connection w = workflow.connect()) {
+            InvariantChecker.Result result = checker.check(b, w, preparedAllowed);
+            s.invariantViolations = result.violations();
+            s.note("whole-database invariant check: " + result.counts());
+            return result;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The line the Byteman rule printed when it fired, from the service's log. */
+    String faultTrace() {
+        try (Stream<String> lines = Files.lines(service.log(), StandardCharsets.UTF_8)) {
+            return lines.filter(l -> l.startsWith("CHAOS ")).reduce((a, b) -> b).orElse("no CHAOS line in " + service.log());
+        } catch (IOException | UncheckedIOException e) {
+            return "cannot read " + service.log();
+        }
+    }
+
+    static String seconds(Duration d) {
+        return String.format("%.1f s", d.toMillis() / 1000.0);
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (service != null) {
+            service.stop();
+        }
+        if (workflowProxy != null) {
+            workflowProxy.close();
+        }
+        workflow.stop();
+        business.stop();
+    }
+}

@@ -1,0 +1,546 @@
+package dev.lockstep.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import dev.lockstep.chaos.report.ComplianceReport;
+import dev.lockstep.chaos.report.ScenarioRecord;
+import dev.lockstep.chaos.support.LockstepClient;
+import dev.lockstep.chaos.support.LockstepClient.Answer;
+import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Crash and fault injection at each point of the two-phase commit of "submit an application"
+ * (one XA transaction: business row + binding + command record on the business DB, process start
+ * on the workflow DB). Each test names its expected outcome first, breaks the service JVM or a
+ * database at one point, restarts what broke, and asserts on both databases with plain SQL.
+ */
+// Execution order (not scenario numbers) is chosen so each scenario finds the service already running
+// with the max_timeout it needs (see Timeouts.LONG); the report lists them by number.
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class TwoPhaseCommitChaosIT {
+
+    /** Generous bound: a replayed decision waits for its record to expire (LONG: 90 s after the transaction began). */
+    private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(240);
+
+    @RegisterExtension
+    static final ComplianceReport REPORT =
+            new ComplianceReport(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
+
+    static ChaosHarness h;
+
+    @BeforeAll
+    static void startDatabases() throws Exception {
+        h = new ChaosHarness();
+        try (Connection c = h.business.connect(); Statement s = c.createStatement()) {
+            var r = s.executeQuery("select version()");
+            r.next();
+            REPORT.describe(h.serviceJar, r.getString(1));
+        }
+    }
+
+    @AfterAll
+    static void stopAll() {
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    @DisplayName("1. JVM halted before any prepare -> after restart nothing of the submit in either DB, no prepared xact")
+    void haltBeforeAnyPrepare() {
+        ScenarioRecord s = REPORT.begin(1, "JVM halted before any prepare",
+                "XAResource.prepare entered for the first branch; nothing prepared yet",
+                "Byteman rule halt-before-first-prepare.btm: Runtime.halt(1) at entry of PGXAConnection.prepare",
+                "Both branches roll back: the application stays DRAFT, no process instance, no prepared transaction.");
+        long app = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01", null);
+        assertThat(s.preparedAfterFault).as("nothing may be prepared before the first prepare").isEmpty();
+
+        h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
+        expectRolledBack(s, app);
+    }
+
+    @Test
+    @Order(4)
+    @DisplayName("2. JVM halted after the first branch prepared -> recovery rolls both back")
+    void haltAfterFirstPrepare() {
+        ScenarioRecord s = REPORT.begin(2, "JVM halted after the first prepare, before the second",
+                "XAResource.prepare returned for the first branch; the second branch is not prepared",
+                "Byteman rule halt-after-first-prepare.btm: Runtime.halt(1) at exit of PGXAConnection.prepare",
+                "Presumed abort: recovery rolls the prepared branch back; the application stays DRAFT, no process instance.");
+        long app = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
+        assertThat(s.preparedAfterFault).as("exactly the first branch is prepared").hasSize(1);
+
+        h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
+        expectRolledBack(s, app);
+    }
+
+    @Test
+    @Order(5)
+    @DisplayName("3. JVM halted after both prepared, before the commit decision is logged -> presumed abort rolls both back")
+    void haltBeforeCommitDecisionLogged() {
+        ScenarioRecord s = REPORT.begin(3, "JVM halted after both prepares, before the commit decision is logged",
+                "Both branches prepared; the coordinator is about to write its COMMITTING record",
+                "Byteman rule halt-before-commit-decision.btm: Runtime.halt(1) at entry of Atomikos OltpLogImp.write(COMMITTING)",
+                "Presumed abort: with no COMMITTING record, recovery rolls both prepared branches back; application stays DRAFT.");
+        long app = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
+        assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
+        assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
+
+        h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
+        expectRolledBack(s, app);
+    }
+
+    @Test
+    @Order(2)
+    @DisplayName("4. JVM halted after the commit decision is logged, before any commit -> recovery commits both")
+    void haltAfterCommitDecisionLogged() {
+        ScenarioRecord s = REPORT.begin(4, "JVM halted after the commit decision is logged, before any commit",
+                "COMMITTING record written to the coordinator log; no branch committed yet",
+                "Byteman rule halt-after-commit-decision.btm: Runtime.halt(1) at exit of Atomikos OltpLogImp.write(COMMITTING)",
+                "Recovery replays the logged decision: both branches commit; application APPROVING with its process running.");
+        // the decision must outlive the restart: the crashing JVM runs with LONG timeouts (see Timeouts)
+        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);
+        assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
+        assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
+
+        h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
+        expectCommitted(s, app);
+    }
+
+    @Test
+    @Order(3)
+    @DisplayName("5. JVM halted after the first commit, before the second -> recovery commits the second")
+    void haltBetweenCommits() {
+        ScenarioRecord s = REPORT.begin(5, "JVM halted after the first commit, before the second",
+                "XAResource.commit returned for the first branch; the second is still prepared",
+                "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
+                "Recovery commits the remaining branch: both committed; application APPROVING with its process running.");
+        long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
+        assertThat(s.preparedAfterFault).as("exactly the second branch is still prepared").hasSize(1);
+
+        h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
+        expectCommitted(s, app);
+    }
+
+    @Test
+    @Order(6)
+    @DisplayName("6. Business PostgreSQL killed during prepare -> global rollback, the workflow branch does not stay prepared")
+    void businessDatabaseKilledDuringPrepare() throws Exception {
+        ScenarioRecord s = REPORT.begin(6, "Business PostgreSQL killed (immediate stop) during prepare",
+                "The business branch's XAResource.prepare is pending when its PostgreSQL server dies",
+                "Byteman rule pause-before-business-prepare.btm holds the prepare 4 s; meanwhile the test stops the business"
+                        + " server in immediate mode (SIGQUIT to the postmaster), then starts it again on the same data directory",
+                "Global rollback: the client gets an error, the workflow branch is rolled back (not left prepared), the"
+                        + " application stays DRAFT, no process instance.");
+        assumeFalse(h.business.isExternal(), "the test cannot stop an external database server");
+        // Before 425dc03 the client got 200 here for a rolled-back submit (docs/compliance.md, findings)
+        h.ensureService();
+        long app = h.client.createDraft("chaos s06");
+        s.rowsBefore.putAll(h.rows(app));
+        String rule = "pause-before-business-prepare.btm";
+        h.arm(rule);
+        try {
+            CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, LockstepClient.newKey()));
+            h.awaitReached(rule, Duration.ofSeconds(60));
+            h.business.crash();
+            s.note("business PostgreSQL stopped in immediate mode while the prepare was held; fault trace: " + h.faultTrace());
+            Answer answer = submit.get(120, TimeUnit.SECONDS);
+            s.clientAnswer = answer.toString();
+            s.preparedAfterFault = h.prepared();
+            s.rowsAfterFault.putAll(h.rows(app));
+            long t0 = System.nanoTime();
+            h.business.start();
+            h.awaitNoPrepared(RECOVERY_WINDOW);
+            s.timeToRecoveryMillis = Duration.ofNanos(System.nanoTime() - t0).toMillis();
+            s.rowsAfterRecovery.putAll(h.rows(app));
+            s.preparedAfterRecovery = h.prepared();
+            s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
+                    + s.rowsAfterRecovery.get("business: application " + app);
+            expectClearError(answer);
+            expectNothingOf(s, app);
+        } finally {
+            h.disarm(rule);
+            h.service.stop(); // its pool held connections to the dead server: the next scenario starts afresh
+        }
+    }
+
+    @Test
+    @Order(7)
+    @DisplayName("7. Workflow PostgreSQL killed after prepare, before commit -> once it is back the commit completes, both committed")
+    void workflowDatabaseKilledBeforeCommit() throws Exception {
+        ScenarioRecord s = REPORT.begin(7, "Workflow PostgreSQL killed after prepare, before its commit",
+                "Both branches prepared, the commit decision logged; the workflow branch's XAResource.commit is pending when"
+                        + " its PostgreSQL server dies",
+                "Byteman rule pause-before-workflow-commit.btm holds the workflow commit 4 s; meanwhile the test stops the"
+                        + " workflow server in immediate mode and starts it again 2 s later on the same data directory",
+                "The logged decision wins: once the workflow server is back, recovery commits its prepared branch; both"
+                        + " committed (application APPROVING, process running); the client was not told the submit failed.");
+        assumeFalse(h.workflow.isExternal(), "the test cannot stop an external database server");
+        faultDuringWorkflowCommit(s, "s07", () -> {
+            h.workflow.crash();
+            s.note("workflow PostgreSQL stopped in immediate mode while the commit was held; fault trace: " + h.faultTrace());
+        }, () -> {
+            ChaosHarness.sleep(2000);
+            h.workflow.start();
+        });
+    }
+
+    @Test
+    @Order(8)
+    @DisplayName("8. Workflow branch's backend terminated during commit -> resolved, both committed")
+    void workflowBackendTerminatedDuringCommit() throws Exception {
+        ScenarioRecord s = REPORT.begin(8, "Workflow branch's backend terminated (pg_terminate_backend) during commit",
+                "Both branches prepared, the commit decision logged; the workflow branch's XAResource.commit is pending when"
+                        + " the server terminates the service's backends on the workflow database",
+                "Byteman rule pause-before-workflow-commit.btm holds the workflow commit 4 s; meanwhile the test runs"
+                        + " pg_terminate_backend on every connection of the service to the workflow database",
+                "Resolved: the prepared workflow branch survives its session; the transaction manager commits it (at once"
+                        + " or by recovery); both committed, application APPROVING with its process running.");
+        faultDuringWorkflowCommit(s, "s08", () -> {
+            try (Connection c = h.workflow.connect(); Statement st = c.createStatement()) {
+                var r = st.executeQuery("select count(pg_terminate_backend(pid)) from pg_stat_activity"
+                        + " where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'");
+                r.next();
+                s.note("pg_terminate_backend ended " + r.getInt(1) + " backend(s) on the workflow database; fault trace: " + h.faultTrace());
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }, () -> { });
+    }
+
+    @Test
+    @Order(9)
+    @DisplayName("9. Network to the workflow database cut during commit, healed later -> resolved after heal, both committed")
+    void networkCutDuringCommit() throws Exception {
+        ScenarioRecord s = REPORT.begin(9, "Network to the workflow database cut during commit, healed later",
+                "Both branches prepared, the commit decision logged; the workflow branch's XAResource.commit is pending when"
+                        + " every TCP connection between the service and the workflow database is dropped",
+                "The service reaches the workflow database through a TCP proxy in the test; Byteman rule"
+                        + " pause-before-workflow-commit.btm holds the workflow commit 4 s while the proxy drops all connections"
+                        + " and refuses new ones; 5 s later the proxy lets connections through again",
+                "Resolved after the heal: recovery commits the prepared workflow branch; both committed, application"
+                        + " APPROVING with its process running.");
+        assumeFalse(h.workflowProxy == null, "an external workflow database is reached without the test's proxy");
+        faultDuringWorkflowCommit(s, "s09", () -> {
+            h.workflowProxy.cut();
+            s.note("network cut (proxy dropped all connections, refuses new ones); fault trace: " + h.faultTrace());
+        }, () -> {
+            ChaosHarness.sleep(5000);
+            h.workflowProxy.heal();
+            s.note("network healed");
+        });
+    }
+
+    /** Holds the workflow commit, applies the fault, heals, then expects both branches committed. */
+    private void faultDuringWorkflowCommit(ScenarioRecord s, String label, Runnable fault, Runnable heal) throws Exception {
+        h.ensureService(Timeouts.SHORT); // the running JVM replays its decision once the record expires
+
+        long app = h.client.createDraft("chaos " + label);
+        s.rowsBefore.putAll(h.rows(app));
+        String rule = "pause-before-workflow-commit.btm";
+        h.arm(rule);
+        try {
+            CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, LockstepClient.newKey()));
+            h.awaitReached(rule, Duration.ofSeconds(60));
+            fault.run();
+            s.preparedAfterFault = h.prepared();
+            s.coordinatorLogAfterFault = h.coordinatorLog();
+            s.rowsAfterFault.putAll(h.rows(app));
+            long t0 = System.nanoTime();
+            heal.run();
+            Answer answer = submit.get(120, TimeUnit.SECONDS);
+            s.clientAnswer = answer.toString();
+            h.awaitNoPrepared(RECOVERY_WINDOW);
+            s.timeToRecoveryMillis = Duration.ofNanos(System.nanoTime() - t0).toMillis();
+            expectCommitted(s, app);
+            s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; " + s.observedOutcome;
+            // a 4xx would tell the client its submit was refused although it committed
+            assertThat(answer.status() < 400 || answer.status() >= 500).as("the client's answer does not claim a refusal").isTrue();
+        } finally {
+            h.disarm(rule);
+            h.service.stop(); // its pool held connections that died: the next scenario starts afresh
+        }
+    }
+
+    @Test
+    @Order(11)
+    @DisplayName("10. A branch rejected at prepare (deferred constraint) -> both rolled back, client gets an error")
+    void branchRejectedAtPrepare() throws Exception {
+        ScenarioRecord s = REPORT.begin(10, "Business branch rejected at prepare by a deferred constraint",
+                "PREPARE TRANSACTION on the business DB fails (a DEFERRABLE INITIALLY DEFERRED constraint trigger fires there)",
+                "A constraint trigger the test installs in the business DB (plain SQL, as a DBA could) rejects the submit's update at prepare",
+                "The whole transaction rolls back: the client gets an error status, application stays DRAFT, no process instance, nothing prepared.");
+        try (Connection c = h.business.connect(); Statement st = c.createStatement()) {
+            st.execute("""
+                    create or replace function chaos_reject_at_prepare() returns trigger language plpgsql as $$
+                    begin
+                      if new.approval_status <> 'DRAFT' and new.title like 'chaos reject at prepare%' then
+                        raise exception 'chaos: deferred check rejects application %', new.id using errcode = '23514';
+                      end if;
+                      return new;
+                    end $$""");
+            st.execute("create constraint trigger chaos_reject_at_prepare after update on application"
+                    + " deferrable initially deferred for each row execute function chaos_reject_at_prepare()");
+        }
+        try {
+            h.ensureService();
+            long app = h.client.createDraft("chaos reject at prepare");
+            s.rowsBefore.putAll(h.rows(app));
+            Answer answer = h.client.submit(app, LockstepClient.newKey());
+            s.clientAnswer = answer.toString();
+            s.rowsAfterRecovery.putAll(h.rows(app));
+            s.preparedAfterRecovery = h.prepared();
+            s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
+                    + s.rowsAfterRecovery.get("business: application " + app);
+            expectClearError(answer);
+            assertThat(h.service.isAlive()).as("the service keeps running").isTrue();
+            expectNothingOf(s, app);
+        } finally {
+            try (Connection c = h.business.connect(); Statement st = c.createStatement()) {
+                st.execute("drop trigger if exists chaos_reject_at_prepare on application");
+                st.execute("drop function if exists chaos_reject_at_prepare()");
+            }
+        }
+    }
+
+    @Test
+    @Order(12)
+    @DisplayName("11. A transaction exceeding its JTA timeout -> both rolled back")
+    void transactionTimeout() {
+        ScenarioRecord s = REPORT.begin(11, "Transaction exceeds its JTA timeout",
+                "The submit's XA transaction stays active 12 s, past its 8 s JTA timeout, before it reaches commit",
+                "Byteman rule stall-past-timeout.btm: Thread.sleep(12000) at entry of Activiti StartProcessInstanceCmd.execute;"
+                        + " the service runs with lockstep.tm.default-timeout=8s",
+                "The transaction manager rolls the transaction back: client gets an error, application stays DRAFT, no process instance, nothing prepared.");
+        h.ensureService(Timeouts.SHORT); // an 8 s transaction timeout
+        long app = h.client.createDraft("chaos timeout");
+        s.rowsBefore.putAll(h.rows(app));
+        h.arm("stall-past-timeout.btm");
+        Answer answer;
+        try {
+            answer = h.client.submit(app, LockstepClient.newKey());
+        } finally {
+            h.disarm("stall-past-timeout.btm");
+        }
+        s.clientAnswer = answer.toString();
+        s.note("fault trace: " + h.faultTrace());
+        s.rowsAfterRecovery.putAll(h.rows(app));
+        s.preparedAfterRecovery = h.prepared();
+        s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
+                + s.rowsAfterRecovery.get("business: application " + app);
+        expectClearError(answer);
+        expectNothingOf(s, app);
+    }
+
+    @Test
+    @Order(13)
+    @DisplayName("12. Coordinator log lost while both branches are prepared -> branches stay prepared for a DBA, none resolved automatically")
+    void coordinatorLogLost() throws Exception {
+        ScenarioRecord s = REPORT.begin(12, "Coordinator log lost while both branches are prepared",
+                "Both branches prepared and the COMMITTING decision logged; then the node's Atomikos log directory is destroyed"
+                        + " and a replacement node (tm chaos-2.tm) takes over",
+                "Byteman rule halt-after-commit-decision.btm, then the test deletes <home>/atomikos before the restart",
+                "No automatic step resolves the branches: both stay in pg_prepared_xacts past the recovery window (one per"
+                        + " database, same gtrid), nothing is half committed; a DBA then resolves them and the databases agree.");
+        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s12", null);
+        assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
+        ChaosHarness.deleteTree(h.service.home().resolve("atomikos"));
+        s.note("deleted " + h.service.home().resolve("atomikos") + " (the coordinator log)");
+
+        h.service.start("chaos-2.tm", h.bytemanJar, h.rules(), Timeouts.SHORT);
+        try {
+            resolveAsDba(s, app);
+        } finally {
+            h.service.stop(); // the next scenario starts as chaos-1.tm again
+        }
+    }
+
+    private void resolveAsDba(ScenarioRecord s, long app) throws Exception {
+        // longer than max-timeout (10 s) plus several recovery passes (every 2 s): any automatic resolution would have happened
+        ChaosHarness.sleep(16_000);
+        var stillPrepared = h.prepared();
+        s.rowsAfterRecovery.putAll(h.rows(app));
+        s.preparedAfterRecovery = stillPrepared;
+        s.observedOutcome = stillPrepared.size() + " branch(es) still prepared after 16 s; "
+                + s.rowsAfterRecovery.get("business: application " + app);
+        assertThat(h.preparedCount(h.business)).as("business branch left prepared for a DBA").isEqualTo(1);
+        assertThat(h.preparedCount(h.workflow)).as("workflow branch left prepared for a DBA").isEqualTo(1);
+        assertThat(stillPrepared.get(0).replaceAll(".*gtrid ([^,]+),.*", "$1"))
+                .as("both branches belong to one global transaction")
+                .isEqualTo(stillPrepared.get(1).replaceAll(".*gtrid ([^,]+),.*", "$1"));
+        assertThat(s.rowsAfterRecovery.get("business: application " + app).toString()).contains("approval_status=DRAFT");
+        assertThat(s.rowsAfterRecovery.get("workflow: act_hi_procinst rows (business key " + app + ")")).isEqualTo("0");
+        assertThat(h.invariants(s, true).consistent()).as("nothing is half committed: " + s.invariantViolations).isTrue();
+
+        // the DBA's resolution (the recovery console's job): the lost decision was commit, so commit both branches of
+        // this one global transaction, and nothing else
+        String gtrid = stillPrepared.get(0).replaceAll(".*gtrid ([^,]+),.*", "$1");
+        for (var server : List.of(h.business, h.workflow)) {
+            try (Connection c = server.connect(); Statement st = c.createStatement()) {
+                List<String> gids = new ArrayList<>();
+                var r = st.executeQuery("select gid from pg_prepared_xacts");
+                while (r.next()) {
+                    if (ChaosHarness.decodeGid(r.getString(1)).contains("gtrid " + gtrid + ",")) {
+                        gids.add(r.getString(1));
+                    }
+                }
+                for (String gid : gids) {
+                    st.execute("commit prepared '" + gid + "'");
+                }
+            }
+        }
+        s.note("a DBA committed both branches with COMMIT PREPARED (the decision the lost log held)");
+        s.note("after the DBA: " + h.rows(app));
+        assertThat(h.invariants(s, false).consistent()).as("consistent after the DBA's resolution: " + s.invariantViolations).isTrue();
+    }
+
+    @Test
+    @Order(10)
+    @DisplayName("13. Crash under load (16 clients, kill -9 at a random moment) -> every acknowledged request fully in both DBs,"
+            + " every refused one absent, no duplicate process, no prepared xact left")
+    void crashUnderLoad() throws Exception {
+        ScenarioRecord s = REPORT.begin(13, "Crash under load: 16 concurrent clients, service killed -9 at a random moment",
+                "Any point: create, submit and approve requests are in flight on 16 connections when the JVM gets SIGKILL",
+                "Process.destroyForcibly() (SIGKILL) on the service JVM a random 0-4 s after the clients had 32 acknowledged"
+                        + " requests; restart on the same Atomikos log",
+                "Every request the clients saw succeed is fully in both databases; every request answered with an error is"
+                        + " entirely absent; requests cut off without an answer are all-or-nothing; no duplicate process per"
+                        + " lifecycle; no prepared transaction after the recovery window.");
+        // decisions logged before the kill must outlive the restart; the restart then presumes abort quickly
+        h.ensureService(Timeouts.LONG);
+        // a cold JVM answers slowly: one full cycle first, so the kill lands in steady load
+        long warmUp = h.client.createDraft("warm-up");
+        String warmTask = h.client.submit(warmUp, LockstepClient.newKey()).succeeded() ? h.client.openTask(warmUp, "managerApproval") : null;
+        if (warmTask != null) {
+            h.client.complete("bob", warmTask, LockstepClient.newKey());
+        }
+        long seed = System.nanoTime();
+        long killAfterMillis = new Random(seed).nextInt(4000);
+        LoadClients load = new LoadClients(h.client, 16);
+        load.start();
+        load.awaitSucceeded(32, Duration.ofSeconds(120));
+        ChaosHarness.sleep(killAfterMillis);
+        s.note("random seed " + seed + ": kill -9 " + killAfterMillis + " ms after the clients had 32 acknowledged requests");
+        h.service.kill9();
+        load.stopAndJoin();
+        s.clientAnswer = load.summary();
+        s.rowsAfterFault.put("all databases", h.invariants(s, true).counts());
+        s.preparedAfterFault = h.prepared();
+        s.coordinatorLogAfterFault = h.coordinatorLog();
+
+        h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
+        s.preparedAfterRecovery = h.prepared();
+        List<String> missing = new ArrayList<>();
+        List<String> leaked = new ArrayList<>();
+        int cutCommitted = 0;
+        int cutAbsent = 0;
+        try (Connection b = h.business.connect()) {
+            for (LoadClients.Request r : load.requests()) {
+                boolean present = switch (r.kind()) {
+                    case CREATE -> r.applicationId() != null
+                            && ChaosHarness.one(b, "select count(*) from application where id = ?", r.applicationId()).equals("1");
+                    case SUBMIT -> ChaosHarness.one(b, "select count(*) from workflow_command where request_id = ?", r.key()).equals("1")
+                            && !ChaosHarness.one(b, "select approval_status from application where id = ?", r.applicationId()).equals("DRAFT");
+                    case COMPLETE -> ChaosHarness.one(b, "select count(*) from approval_record where request_id = ?", r.key()).equals("1");
+                };
+                if (r.answer().succeeded() && !present) {
+                    missing.add(r.toString());
+                } else if (r.answer().answered() && !r.answer().succeeded() && present) {
+                    leaked.add(r.toString());
+                } else if (!r.answer().answered() && r.kind() != LoadClients.Kind.CREATE) {
+                    if (present) {
+                        cutCommitted++;
+                    } else {
+                        cutAbsent++;
+                    }
+                }
+            }
+        }
+        s.rowsAfterRecovery.put("all databases", h.invariants(s, false).counts());
+        s.note("requests cut off by the kill without an answer: " + cutCommitted + " committed, " + cutAbsent + " absent (both allowed, each all-or-nothing)");
+        s.observedOutcome = load.succeeded() + " acknowledged requests checked: " + missing.size() + " missing; "
+                + leaked.size() + " refused but present; invariants " + (s.invariantViolations.isEmpty() ? "hold" : "violated");
+        assertThat(missing).as("acknowledged but missing").isEmpty();
+        assertThat(leaked).as("refused but present").isEmpty();
+        assertThat(s.preparedAfterRecovery).isEmpty();
+        assertThat(s.invariantViolations).isEmpty();
+    }
+
+    /** Starts the service with the rule, creates a draft, arms the rule, submits and waits for the halt. */
+    private long crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir, Timeouts timeouts) {
+        h.ensureService(timeouts);
+        long app = h.client.createDraft("chaos " + scenarioDir);
+        s.rowsBefore.putAll(h.rows(app));
+        h.arm(rule);
+        Answer answer;
+        int exit;
+        try {
+            answer = h.client.submit(app, LockstepClient.newKey());
+            exit = h.service.awaitExit(Duration.ofSeconds(30));
+        } finally {
+            h.disarm(rule);
+        }
+        s.clientAnswer = answer.toString();
+        s.note("crashed JVM's transaction-manager timeouts: " + h.service.timeouts());
+        s.note("service JVM exited with code " + exit + "; fault trace: " + h.faultTrace());
+        s.rowsAfterFault.putAll(h.rows(app));
+        s.preparedAfterFault = h.prepared();
+        s.coordinatorLogAfterFault = h.coordinatorLog();
+        assertThat(answer.answered()).as("the halted JVM never answered the submit").isFalse();
+        return app;
+    }
+
+    /** An error status with a problem+json body carrying a stable code, not a bare 500. */
+    private static void expectClearError(Answer answer) {
+        assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(400);
+        assertThat(answer.json().path("code").asString()).as("the error names what happened").isNotBlank();
+    }
+
+    private void expectRolledBack(ScenarioRecord s, long app) {
+        s.rowsAfterRecovery.putAll(h.rows(app));
+        s.preparedAfterRecovery = h.prepared();
+        s.observedOutcome = "rolled back: " + s.rowsAfterRecovery.get("business: application " + app);
+        expectNothingOf(s, app);
+    }
+
+    private void expectNothingOf(ScenarioRecord s, long app) {
+        assertThat(s.rowsAfterRecovery.get("business: application " + app).toString()).contains("approval_status=DRAFT");
+        assertThat(s.rowsAfterRecovery.get("business: business_process_binding rows")).isEqualTo("0");
+        assertThat(s.rowsAfterRecovery.get("business: workflow_command rows")).isEqualTo("0");
+        assertThat(s.rowsAfterRecovery.get("workflow: act_hi_procinst rows (business key " + app + ")")).isEqualTo("0");
+        assertThat(s.preparedAfterRecovery).isEmpty();
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+
+    private void expectCommitted(ScenarioRecord s, long app) {
+        s.rowsAfterRecovery.putAll(h.rows(app));
+        s.preparedAfterRecovery = h.prepared();
+        s.observedOutcome = "committed: " + s.rowsAfterRecovery.get("business: application " + app)
+                + "; running instances " + s.rowsAfterRecovery.get("workflow: running process instances");
+        assertThat(s.rowsAfterRecovery.get("business: application " + app).toString()).contains("approval_status=APPROVING");
+        assertThat(s.rowsAfterRecovery.get("business: business_process_binding rows")).isEqualTo("1");
+        assertThat(s.rowsAfterRecovery.get("workflow: running process instances")).isEqualTo("1");
+        assertThat(s.rowsAfterRecovery.get("workflow: open tasks")).isEqualTo("managerApproval");
+        assertThat(s.preparedAfterRecovery).isEmpty();
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+}
