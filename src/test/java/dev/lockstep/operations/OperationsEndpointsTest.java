@@ -44,8 +44,22 @@ class OperationsEndpointsTest {
     AtomikosDataSourceBean workflowPool;
 
     @Test
-    void healthShowsBothXaResourcesAndTheTransactionManagerUpToAnyone() {
+    void anyoneSeesEachComponentsStatusButNotItsDetails() {
         Api.Response response = api.get(null, "/actuator/health");
+
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+        JsonNode components = response.json().path("components");
+        for (String component : new String[] {"businessDb", "workflowDb", "transactionManager"}) {
+            assertThat(components.path(component).path("status").asString()).as(component).isEqualTo("UP");
+            assertThat(components.path(component).has("details")).as(component + " details").isFalse();
+        }
+        // an approver is not an operator either
+        assertThat(api.get("bob", "/actuator/health").json().path("components").path("businessDb").has("details")).isFalse();
+    }
+
+    @Test
+    void operatorsSeeBothXaResourcesAndTheTransactionManagerInDetail() {
+        Api.Response response = api.get("erin", "/actuator/health");
 
         assertThat(response.status()).as(response.toString()).isEqualTo(200);
         JsonNode components = response.json().path("components");
@@ -88,7 +102,7 @@ class OperationsEndpointsTest {
                 connection.setAutoCommit(true);
                 return null;
             });
-            JsonNode components = api.get(null, "/actuator/health").json().path("components");
+            JsonNode components = api.get("dba1", "/actuator/health").json().path("components");
 
             assertThat(components.path("businessDb").path("details").path("preparedTransactions").asLong())
                     .isEqualTo(countPrepared(business));

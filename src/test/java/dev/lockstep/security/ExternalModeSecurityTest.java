@@ -1,14 +1,13 @@
 package dev.lockstep.security;
 
+import static dev.lockstep.support.ServiceProcess.basic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.ServiceProcess;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -177,10 +176,6 @@ class ExternalModeSecurityTest {
 
     private static List<String> strings(JsonNode array) {
         return array.valueStream().map(JsonNode::asString).toList();
-    }
-
-    private static String basic(String user, String password) {
-        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
     }
 
     private static String bearer(String token) {

@@ -9,12 +9,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -80,6 +82,11 @@ public final class ServiceProcess implements AutoCloseable {
             throw new AssertionError("the service kept running although its startup should have failed:\n" + output());
         }
         return process.exitValue();
+    }
+
+    /** An HTTP Basic {@code Authorization} header value. */
+    public static String basic(String user, String password) {
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
     }
 
     public HttpResponse<String> get(String path, String authorization) {

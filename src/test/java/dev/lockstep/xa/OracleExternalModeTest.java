@@ -1,5 +1,6 @@
 package dev.lockstep.xa;
 
+import static dev.lockstep.support.ServiceProcess.basic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.ServiceProcess;
@@ -62,7 +63,7 @@ class OracleExternalModeTest {
         environment.put("LOCKSTEP_SECURITY_USERS_0_ROLES", "ADMIN");
 
         try (ServiceProcess service = ServiceProcess.start(home, environment).awaitUp()) {
-            HttpResponse<String> health = service.get("/actuator/health", null);
+            HttpResponse<String> health = service.get("/actuator/health", basic("ops", "ops-only-in-this-test"));
             assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
             JsonNode components = JsonMapper.builder().build().readTree(health.body()).path("components");
             for (String component : new String[] {"businessDb", "workflowDb", "transactionManager"}) {
