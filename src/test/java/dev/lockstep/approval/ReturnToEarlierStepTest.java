@@ -50,8 +50,7 @@ class ReturnToEarlierStepTest {
     @Test
     void returningFromLegalCancelsTheOpenFinanceBranchAndRecreatesTheManagerTask() {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submit(api, id);
-        approve("bob", processInstanceId, MANAGER);
+        String processInstanceId = submitAndPassManager(id);
         String legal = openTaskId(db, processInstanceId, LEGAL);
         String finance = openTaskId(db, processInstanceId, FINANCE);
         assertThat(targetIds("carol", legal)).containsExactly(MANAGER);
@@ -82,8 +81,7 @@ class ReturnToEarlierStepTest {
 
         approve("bob", processInstanceId, MANAGER);
         assertThat(openTaskKeys(processInstanceId)).as("RERUN goes through both reviews again").containsExactlyInAnyOrder(LEGAL, FINANCE);
-        approve("carol", processInstanceId, LEGAL);
-        approve("dave", processInstanceId, FINANCE);
+        approveBothReviews(processInstanceId);
         approve("frank", processInstanceId, FINAL);
         assertApprovedAndGone(id, processInstanceId);
         assertProjectionEqualsRebuild(api, db);
@@ -92,8 +90,7 @@ class ReturnToEarlierStepTest {
     @Test
     void returningFromLegalAfterFinanceApprovedLeavesNoExecutionWaitingAtTheJoin() {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submit(api, id);
-        approve("bob", processInstanceId, MANAGER);
+        String processInstanceId = submitAndPassManager(id);
         approve("dave", processInstanceId, FINANCE);
         assertThat(executionsAt(processInstanceId, "reviewJoin")).as("finance waits at the join").isEqualTo(1);
         String legal = openTaskId(db, processInstanceId, LEGAL);
@@ -124,10 +121,8 @@ class ReturnToEarlierStepTest {
     @Test
     void returningFromFinalToTheManagerWithRerunGoesThroughBothReviewsAgain() {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submit(api, id);
-        approve("bob", processInstanceId, MANAGER);
-        approve("carol", processInstanceId, LEGAL);
-        approve("dave", processInstanceId, FINANCE);
+        String processInstanceId = submitAndPassManager(id);
+        approveBothReviews(processInstanceId);
         String last = openTaskId(db, processInstanceId, FINAL);
         Api.Response targets = api.get("frank", "/api/tasks/" + last + "/return-targets");
         assertThat(targets.status()).as(targets.toString()).isEqualTo(200);
@@ -139,8 +134,7 @@ class ReturnToEarlierStepTest {
         assertThat(row(db, last)).containsEntry("state", "CANCELED");
         approve("bob", processInstanceId, MANAGER);
         assertThat(openTaskKeys(processInstanceId)).containsExactlyInAnyOrder(LEGAL, FINANCE);
-        approve("carol", processInstanceId, LEGAL);
-        approve("dave", processInstanceId, FINANCE);
+        approveBothReviews(processInstanceId);
         assertThat(openTaskKeys(processInstanceId)).containsExactly(FINAL);
         approve("frank", processInstanceId, FINAL);
         assertApprovedAndGone(id, processInstanceId);
@@ -154,10 +148,8 @@ class ReturnToEarlierStepTest {
     @Test
     void returningFromFinalToTheManagerWithJumpBackSkipsTheReviews() {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submit(api, id);
-        approve("bob", processInstanceId, MANAGER);
-        approve("carol", processInstanceId, LEGAL);
-        approve("dave", processInstanceId, FINANCE);
+        String processInstanceId = submitAndPassManager(id);
+        approveBothReviews(processInstanceId);
         String last = openTaskId(db, processInstanceId, FINAL);
         String key = ApiFlows.key();
         String body = returnBody(MANAGER, "JUMP_BACK", "Signature missing");
@@ -182,8 +174,7 @@ class ReturnToEarlierStepTest {
     @Test
     void aRedoneStepMayStillRejectAndTheOutcomeFollows() {
         long id = createDraft(api, "LOW", false);
-        String processInstanceId = submit(api, id);
-        approve("bob", processInstanceId, MANAGER);
+        String processInstanceId = submitAndPassManager(id);
         String last = openTaskId(db, processInstanceId, FINAL);
         assertThat(returnTask("frank", last, MANAGER, "JUMP_BACK", "Check the asset").status()).isEqualTo(200);
 
@@ -252,8 +243,7 @@ class ReturnToEarlierStepTest {
     @Test
     void aReturnAndADecisionOnTheSameTaskAtOnceGiveOneWinnerAndOne409() throws Exception {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submit(api, id);
-        approve("bob", processInstanceId, MANAGER);
+        String processInstanceId = submitAndPassManager(id);
         String legal = openTaskId(db, processInstanceId, LEGAL);
 
         List<Api.Response> responses = ApiFlows.race(() -> returnTask("carol", legal, MANAGER, "RERUN", "race"),
@@ -274,8 +264,7 @@ class ReturnToEarlierStepTest {
     @Test
     void aFaultAfterTheEngineReturnedLeavesBothDatabasesUntouched() {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submit(api, id);
-        approve("bob", processInstanceId, MANAGER);
+        String processInstanceId = submitAndPassManager(id);
         approve("dave", processInstanceId, FINANCE);
         String legal = openTaskId(db, processInstanceId, LEGAL);
         Snapshot before = snapshot(id, processInstanceId);
@@ -309,6 +298,17 @@ class ReturnToEarlierStepTest {
                         processInstanceId),
                 db.business().queryForList("select * from approval_record where application_id = ? order by id", id),
                 db.business().queryForMap("select * from application where id = ?", id));
+    }
+
+    private String submitAndPassManager(long id) {
+        String processInstanceId = submit(api, id);
+        approve("bob", processInstanceId, MANAGER);
+        return processInstanceId;
+    }
+
+    private void approveBothReviews(String processInstanceId) {
+        approve("carol", processInstanceId, LEGAL);
+        approve("dave", processInstanceId, FINANCE);
     }
 
     private void approve(String user, String processInstanceId, String taskDefinitionKey) {
