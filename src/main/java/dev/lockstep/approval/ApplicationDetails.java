@@ -2,6 +2,7 @@ package dev.lockstep.approval;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.lockstep.workflow.ApprovalProcess.OpenTask;
+import dev.lockstep.workflow.ReturnMode;
 import java.time.Instant;
 import java.util.List;
 
@@ -21,12 +22,15 @@ public record ApplicationDetails(
         }
     }
 
+    /** {@code returnTarget} and {@code returnMode} only for a RETURN. */
     public record Record(int lifecycleNo, String taskId, String taskDefinitionKey, String taskName, Decision decision,
-            String comment, String approverId, String requestId, Instant decidedAt) {
+            String comment, String approverId, String requestId, Instant decidedAt, String returnTarget,
+            ReturnMode returnMode) {
 
         static Record of(ApprovalRecord r) {
             return new Record(r.getLifecycleNo(), r.getTaskId(), r.getTaskDefinitionKey(), r.getTaskName(),
-                    r.getDecision(), r.getComment(), r.getApproverId(), r.getRequestId(), r.getDecidedAt());
+                    r.getDecision(), r.getComment(), r.getApproverId(), r.getRequestId(), r.getDecidedAt(),
+                    r.getReturnTarget(), r.getReturnMode());
         }
     }
 }

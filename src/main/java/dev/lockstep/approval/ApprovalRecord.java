@@ -8,9 +8,13 @@ import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import dev.lockstep.workflow.ReturnMode;
 import java.time.Instant;
 
-/** One decision on one task: who, what, when, and under which request id (the business audit of approvals). */
+/**
+ * One decision on one task: who, what, when, and under which request id (the business audit of approvals).
+ * A return (驳回) is a decision too: the reason is its comment, with the step it went back to and the mode.
+ */
 @Entity
 @Table(name = "approval_record")
 public class ApprovalRecord {
@@ -32,6 +36,9 @@ public class ApprovalRecord {
     private String approverId;
     private String requestId;
     private Instant decidedAt;
+    private String returnTarget;
+    @Enumerated(EnumType.STRING)
+    private ReturnMode returnMode;
 
     protected ApprovalRecord() {
     }
@@ -51,6 +58,16 @@ public class ApprovalRecord {
         record.approverId = approverId;
         record.requestId = requestId;
         record.decidedAt = decidedAt;
+        return record;
+    }
+
+    public static ApprovalRecord returned(long applicationId, int lifecycleNo, String processInstanceId, String taskId,
+            String taskDefinitionKey, String taskName, String returnTarget, ReturnMode returnMode, String reason,
+            String approverId, String requestId, Instant decidedAt) {
+        ApprovalRecord record = of(applicationId, lifecycleNo, processInstanceId, taskId, taskDefinitionKey, taskName,
+                Decision.RETURN, reason, approverId, requestId, decidedAt);
+        record.returnTarget = returnTarget;
+        record.returnMode = returnMode;
         return record;
     }
 
@@ -92,5 +109,13 @@ public class ApprovalRecord {
 
     public Instant getDecidedAt() {
         return decidedAt;
+    }
+
+    public String getReturnTarget() {
+        return returnTarget;
+    }
+
+    public ReturnMode getReturnMode() {
+        return returnMode;
     }
 }

@@ -8,11 +8,14 @@ import dev.lockstep.todo.TaskView;
 import dev.lockstep.web.ApiException;
 import dev.lockstep.workflow.ApprovalProcess;
 import dev.lockstep.workflow.ApprovalProcess.OpenTask;
+import dev.lockstep.workflow.ReturnTarget;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -63,6 +66,10 @@ public class ApprovalTasks {
 
     /** Decides a task; if that ends the process, the application takes the process's explicit outcome. */
     public ApplicationView complete(String taskId, DecisionRequest request, String requestId, Caller caller) {
+        if (request.decision() == Decision.RETURN) {
+            throw ApiException.badRequest("RETURN_NEEDS_TARGET",
+                    "A return names the step to go back to: POST /api/tasks/" + taskId + "/return.");
+        }
         Held held = holdOffered(taskId, caller);
         journal.enter("complete", held.application().getId(), requestId, caller);
         OpenTask task = held.task();
@@ -86,6 +93,44 @@ public class ApprovalTasks {
         } else {
             closeWithOutcome(application, task.processInstanceId(), now);
         }
+        return ApplicationView.of(applications.findById(application.getId()).orElseThrow());
+    }
+
+    /** The earlier steps the caller may return this task to; only for whoever may decide the task. */
+    public List<ReturnTarget> returnTargets(String taskId, Caller caller) {
+        requireOffered(openTask(taskId), caller);
+        return process.returnTargets(taskId);
+    }
+
+    /**
+     * 驳回: sends the application back from this task to an earlier step. The engine cancels this task
+     * and every parallel sibling with a reason naming the return and re-creates the target step; the
+     * return is recorded as a RETURN decision with the reason.
+     */
+    public ApplicationView returnTo(String taskId, ReturnRequest request, String requestId, Caller caller) {
+        Held held = holdOffered(taskId, caller);
+        journal.enter("return", held.application().getId(), requestId, caller);
+        OpenTask task = held.task();
+        refuseDelegated(task);
+        ReturnTarget target = process.returnTargets(taskId).stream()
+                .filter(allowed -> allowed.id().equals(request.targetActivityId()))
+                .findFirst()
+                .orElseThrow(() -> new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "RETURN_TARGET_NOT_ALLOWED",
+                        "Task " + taskId + " (" + task.taskDefinitionKey() + ") cannot be returned to '"
+                                + request.targetActivityId() + "'; GET /api/tasks/" + taskId + "/return-targets lists the steps it can."));
+        if (task.assignee() == null) {
+            process.claim(taskId, caller.id());
+        }
+        process.returnTo(taskId, target.id(), request.mode(),
+                "Returned to " + target.name() + " (" + request.mode() + ") by " + caller.id() + ": " + request.reason());
+        Instant now = clock.instant();
+        Application application = held.application();
+        records.saveAndFlush(ApprovalRecord.returned(application.getId(), application.getLifecycleNo(), task.processInstanceId(),
+                task.id(), task.taskDefinitionKey(), task.name(), target.id(), request.mode(), request.reason(), caller.id(),
+                requestId, now));
+        log.info("{} returned application {} from {} to {} ({})", caller.id(), application.getId(), task.taskDefinitionKey(),
+                target.id(), request.mode());
+        refreshSummary(held, now);
         return ApplicationView.of(applications.findById(application.getId()).orElseThrow());
     }
 

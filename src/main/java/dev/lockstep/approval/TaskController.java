@@ -6,9 +6,12 @@ import dev.lockstep.idempotency.IdempotentCommands;
 import dev.lockstep.security.Caller;
 import dev.lockstep.todo.TaskView;
 import jakarta.validation.Valid;
+import dev.lockstep.workflow.ReturnTarget;
+import java.util.List;
 import java.util.function.Supplier;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -16,7 +19,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Approvers' task actions: claim, decide, delegate and resolve, transfer. The lists are in the todo package. */
+/** Approvers' task actions: claim, decide, return to an earlier step, delegate and resolve, transfer. The lists are in the todo package. */
 @RestController
 @RequestMapping(path = "/api/tasks", produces = "application/json")
 public class TaskController {
@@ -45,6 +48,27 @@ public class TaskController {
                     return new CommandOutcome(HttpStatus.OK, application, null, application.processInstanceId(),
                             request.decision().name());
                 });
+    }
+
+    @GetMapping("/{taskId}/return-targets")
+    public ReturnTargets returnTargets(@PathVariable String taskId) {
+        return new ReturnTargets(taskId, tasks.returnTargets(taskId, Caller.current()));
+    }
+
+    @PostMapping(path = "/{taskId}/return", consumes = "application/json")
+    public ResponseEntity<String> returnTo(@PathVariable String taskId, @Valid @RequestBody ReturnRequest request,
+            @RequestHeader(name = IdempotentCommands.HEADER, required = false) String idempotencyKey) {
+        Caller caller = Caller.current();
+        return commands.execute(new CommandRequest(idempotencyKey, "RETURN", "TASK", taskId, caller.id(), request),
+                () -> {
+                    ApplicationView application = tasks.returnTo(taskId, request, idempotencyKey, caller);
+                    return new CommandOutcome(HttpStatus.OK, application, null, application.processInstanceId(),
+                            request.mode().name());
+                });
+    }
+
+    /** The steps a task can be returned to. */
+    public record ReturnTargets(String taskId, List<ReturnTarget> targets) {
     }
 
     @PostMapping(path = "/{taskId}/delegate", consumes = "application/json")

@@ -126,6 +126,19 @@ public class ApprovalProcess {
         management.executeCommand(new RemoveSignerCmd(processInstanceId, userId, reason, countersignRule));
     }
 
+    /** The earlier steps the open task may be returned to; empty where the process shape offers none. */
+    public List<ReturnTarget> returnTargets(String taskId) {
+        return management.executeCommand(new ReturnTargetsCmd(taskId));
+    }
+
+    /**
+     * 任意节点驳回: cancels every open task and branch of the task's process with {@code reason} and
+     * re-creates the target step; refuses a target not in {@link #returnTargets}.
+     */
+    public void returnTo(String taskId, String targetId, ReturnMode mode, String reason) {
+        management.executeCommand(new ReturnToStepCmd(taskId, targetId, mode, reason));
+    }
+
     @SuppressWarnings("unchecked")
     public List<String> signers(String processInstanceId) {
         return (List<String>) runtime.getVariable(processInstanceId, CountersignRule.SIGNERS);

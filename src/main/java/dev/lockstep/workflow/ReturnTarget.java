@@ -1,0 +1,5 @@
+package dev.lockstep.workflow;
+
+/** An earlier step a task may be returned to: a user task, or the fork of a parallel section (both branches re-run). */
+public record ReturnTarget(String id, String name) {
+}

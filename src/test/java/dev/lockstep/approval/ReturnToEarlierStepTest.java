@@ -1,0 +1,383 @@
+package dev.lockstep.approval;
+
+import static dev.lockstep.approval.ApiFlows.complete;
+import static dev.lockstep.approval.ApiFlows.createDraft;
+import static dev.lockstep.approval.ApiFlows.openTaskId;
+import static dev.lockstep.approval.ApiFlows.submit;
+import static dev.lockstep.todo.ProjectionAssertions.allRows;
+import static dev.lockstep.todo.ProjectionAssertions.assertProjectionEqualsRebuild;
+import static dev.lockstep.todo.ProjectionAssertions.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.support.Api;
+import dev.lockstep.support.InjectedFaults;
+import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.TestDatabases;
+import java.util.List;
+import java.util.Map;
+import org.activiti.engine.RuntimeService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * 任意节点驳回 on the shipped processes: out of a parallel branch (sibling cancelled, nothing left at
+ * the join), from final approval back to the manager in both modes, refused targets, a race with a
+ * decision, and a rollback. Every run is driven to its end and checked for leftover executions.
+ */
+@LockstepIntegrationTest
+class ReturnToEarlierStepTest {
+
+    private static final String MANAGER = "managerApproval";
+    private static final String LEGAL = "legalReview";
+    private static final String FINANCE = "financeReview";
+    private static final String FINAL = "finalApproval";
+
+    @Autowired
+    Api api;
+    @Autowired
+    TestDatabases db;
+    @Autowired
+    InjectedFaults faults;
+    @Autowired
+    RuntimeService runtime;
+
+    @AfterEach
+    void disarm() {
+        faults.disarmAll();
+    }
+
+    @Test
+    void returningFromLegalCancelsTheOpenFinanceBranchAndRecreatesTheManagerTask() {
+        long id = createDraft(api, "LOW", true);
+        String processInstanceId = submitAndPassManager(id);
+        String legal = openTaskId(db, processInstanceId, LEGAL);
+        String finance = openTaskId(db, processInstanceId, FINANCE);
+        assertThat(targetIds("carol", legal)).containsExactly(MANAGER);
+
+        Api.Response returned = returnTask("carol", legal, MANAGER, "RERUN", "Wrong contract attached");
+
+        assertThat(returned.status()).as(returned.toString()).isEqualTo(200);
+        assertThat(returned.json().get("approvalStatus").asString()).isEqualTo("APPROVING");
+        String reason = "Returned to Manager approval (RERUN) by carol: Wrong contract attached";
+        assertThat(row(db, legal)).containsEntry("state", "CANCELED").containsEntry("end_reason", reason)
+                .containsEntry("assignee", "carol");
+        assertThat(row(db, finance)).containsEntry("state", "CANCELED").containsEntry("end_reason", reason);
+        assertThat(db.workflow().queryForList("select delete_reason_ from act_hi_taskinst where id_ in (?, ?)", String.class,
+                legal, finance)).containsOnly(reason);
+        assertThat(openTaskKeys(processInstanceId)).containsExactly(MANAGER);
+        String manager = openTaskId(db, processInstanceId, MANAGER);
+        assertThat(row(db, manager)).containsEntry("state", "OPEN").containsEntry("candidate_groups", "{managers}");
+        assertThat(executionsAt(processInstanceId, "reviewJoin")).isZero();
+        assertThat(db.workflow().queryForObject("select count(*) from act_ru_execution where proc_inst_id_ = ? and parent_id_ is not null",
+                Integer.class, processInstanceId)).as("one branch left: the manager's").isEqualTo(1);
+        assertThat(db.business().queryForMap("select decision, task_definition_key, return_target, return_mode, comment, approver_id"
+                + " from approval_record where task_id = ?", legal)).isEqualTo(Map.of("decision", "RETURN",
+                "task_definition_key", LEGAL, "return_target", MANAGER, "return_mode", "RERUN",
+                "comment", "Wrong contract attached", "approver_id", "carol"));
+        assertThat(db.business().queryForObject("select current_task_summary from application where id = ?", String.class, id))
+                .isEqualTo("Manager approval");
+        assertProjectionEqualsRebuild(api, db);
+
+        approve("bob", processInstanceId, MANAGER);
+        assertThat(openTaskKeys(processInstanceId)).as("RERUN goes through both reviews again").containsExactlyInAnyOrder(LEGAL, FINANCE);
+        approveBothReviews(processInstanceId);
+        approve("frank", processInstanceId, FINAL);
+        assertApprovedAndGone(id, processInstanceId);
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    @Test
+    void returningFromLegalAfterFinanceApprovedLeavesNoExecutionWaitingAtTheJoin() {
+        long id = createDraft(api, "LOW", true);
+        String processInstanceId = submitAndPassManager(id);
+        approve("dave", processInstanceId, FINANCE);
+        assertThat(executionsAt(processInstanceId, "reviewJoin")).as("finance waits at the join").isEqualTo(1);
+        String legal = openTaskId(db, processInstanceId, LEGAL);
+
+        Api.Response returned = returnTask("carol", legal, MANAGER, "JUMP_BACK", "Ask the manager about the budget");
+
+        assertThat(returned.status()).as(returned.toString()).isEqualTo(200);
+        assertThat(executionsAt(processInstanceId, "reviewJoin")).isZero();
+        assertThat(db.workflow().queryForObject("select count(*) from act_ru_execution where proc_inst_id_ = ? and act_id_ = 'reviewJoin'",
+                Integer.class, processInstanceId)).isZero();
+        assertThat(openTaskKeys(processInstanceId)).containsExactly(MANAGER);
+        assertThat(processVariable(processInstanceId, "jumpBackTo")).containsExactly("reviewFork");
+        assertProjectionEqualsRebuild(api, db);
+
+        approve("bob", processInstanceId, MANAGER);
+        assertThat(processVariable(processInstanceId, "jumpBackTo")).as("consumed by the jump").isEmpty();
+        assertThat(openTaskKeys(processInstanceId)).as("a step inside the fork re-runs both branches")
+                .containsExactlyInAnyOrder(LEGAL, FINANCE);
+        approve("carol", processInstanceId, LEGAL);
+        assertThat(openTaskKeys(processInstanceId)).as("the join waits for the new finance review, not the old one")
+                .containsExactly(FINANCE);
+        approve("dave", processInstanceId, FINANCE);
+        approve("frank", processInstanceId, FINAL);
+        assertApprovedAndGone(id, processInstanceId);
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    @Test
+    void returningFromFinalToTheManagerWithRerunGoesThroughBothReviewsAgain() {
+        long id = createDraft(api, "LOW", true);
+        String processInstanceId = submitAndPassManager(id);
+        approveBothReviews(processInstanceId);
+        String last = openTaskId(db, processInstanceId, FINAL);
+        Api.Response targets = api.get("frank", "/api/tasks/" + last + "/return-targets");
+        assertThat(targets.status()).as(targets.toString()).isEqualTo(200);
+        assertThat(targets.json().get("targets").toString())
+                .isEqualTo("[{\"id\":\"managerApproval\",\"name\":\"Manager approval\"},{\"id\":\"reviewFork\",\"name\":\"Legal and finance review\"}]");
+
+        assertThat(returnTask("frank", last, MANAGER, "RERUN", "Budget line changed").status()).isEqualTo(200);
+
+        assertThat(row(db, last)).containsEntry("state", "CANCELED");
+        approve("bob", processInstanceId, MANAGER);
+        assertThat(openTaskKeys(processInstanceId)).containsExactlyInAnyOrder(LEGAL, FINANCE);
+        approveBothReviews(processInstanceId);
+        assertThat(openTaskKeys(processInstanceId)).containsExactly(FINAL);
+        approve("frank", processInstanceId, FINAL);
+        assertApprovedAndGone(id, processInstanceId);
+        assertThat(db.business().queryForList("select task_definition_key, decision from approval_record where application_id = ? order by id",
+                id)).extracting(r -> r.get("task_definition_key") + ":" + r.get("decision")).containsExactly(
+                "managerApproval:APPROVE", "legalReview:APPROVE", "financeReview:APPROVE", "finalApproval:RETURN",
+                "managerApproval:APPROVE", "legalReview:APPROVE", "financeReview:APPROVE", "finalApproval:APPROVE");
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    @Test
+    void returningFromFinalToTheManagerWithJumpBackSkipsTheReviews() {
+        long id = createDraft(api, "LOW", true);
+        String processInstanceId = submitAndPassManager(id);
+        approveBothReviews(processInstanceId);
+        String last = openTaskId(db, processInstanceId, FINAL);
+        String key = ApiFlows.key();
+        String body = returnBody(MANAGER, "JUMP_BACK", "Signature missing");
+
+        Api.Response returned = api.post("frank", "/api/tasks/" + last + "/return", body, key);
+        Api.Response replayed = api.post("frank", "/api/tasks/" + last + "/return", body, key);
+
+        assertThat(returned.status()).as(returned.toString()).isEqualTo(200);
+        assertThat(replayed.status()).isEqualTo(200);
+        assertThat(replayed.body()).isEqualTo(returned.body());
+        assertThat(db.business().queryForObject("select count(*) from approval_record where decision = 'RETURN' and application_id = ?",
+                Integer.class, id)).isEqualTo(1);
+        approve("bob", processInstanceId, MANAGER);
+        assertThat(openTaskKeys(processInstanceId)).as("straight back to the director").containsExactly(FINAL);
+        approve("frank", processInstanceId, FINAL);
+        assertApprovedAndGone(id, processInstanceId);
+        assertThat(db.workflow().queryForObject("select count(*) from act_hi_taskinst where proc_inst_id_ = ? and task_def_key_ in (?, ?)",
+                Integer.class, processInstanceId, LEGAL, FINANCE)).as("the reviews ran once").isEqualTo(2);
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    @Test
+    void aRedoneStepMayStillRejectAndTheOutcomeFollows() {
+        long id = createDraft(api, "LOW", false);
+        String processInstanceId = submitAndPassManager(id);
+        String last = openTaskId(db, processInstanceId, FINAL);
+        assertThat(returnTask("frank", last, MANAGER, "JUMP_BACK", "Check the asset").status()).isEqualTo(200);
+
+        Api.Response rejected = complete(api, "bob", openTaskId(db, processInstanceId, MANAGER), "REJECT");
+
+        assertThat(rejected.json().get("approvalStatus").asString()).isEqualTo("REJECTED");
+        assertThat(outcome(processInstanceId)).isEqualTo("REJECTED");
+        assertNoRuntimeRows(processInstanceId);
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    @Test
+    void targetsNotPassedUnknownOrInsideTheForkAreRefusedAndNothingChanges() {
+        long id = createDraft(api, "LOW", true);
+        String processInstanceId = submit(api, id);
+        String manager = openTaskId(db, processInstanceId, MANAGER);
+        assertThat(targetIds("bob", manager)).as("nothing before the first step").isEmpty();
+        approve("bob", processInstanceId, MANAGER);
+        String legal = openTaskId(db, processInstanceId, LEGAL);
+        approve("dave", processInstanceId, FINANCE);
+        Snapshot before = snapshot(id, processInstanceId);
+
+        assertRefused(returnTask("carol", legal, FINAL, "RERUN", "not passed yet"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(returnTask("carol", legal, "noSuchStep", "RERUN", "nonsense"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(returnTask("carol", legal, FINANCE, "RERUN", "same parallel section"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(returnTask("carol", legal, "reviewFork", "RERUN", "own fork"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(returnTask("carol", legal, LEGAL, "RERUN", "itself"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(returnTask("carol", legal, MANAGER, "RERUN", null), 400, "VALIDATION_FAILED");
+        assertRefused(returnTask("carol", legal, MANAGER, "RERUN", " "), 400, "VALIDATION_FAILED");
+        assertRefused(returnTask("carol", legal, MANAGER, "SIDEWAYS", "bad mode"), 400, null);
+        assertRefused(returnTask("dave", legal, MANAGER, "RERUN", "not my task"), 403, "NOT_A_CANDIDATE");
+        assertRefused(api.get("dave", "/api/tasks/" + legal + "/return-targets"), 403, "NOT_A_CANDIDATE");
+        assertRefused(complete(api, "carol", legal, "RETURN"), 400, "RETURN_NEEDS_TARGET");
+
+        assertThat(snapshot(id, processInstanceId)).isEqualTo(before);
+        approve("carol", processInstanceId, LEGAL);
+        String last = openTaskId(db, processInstanceId, FINAL);
+        assertRefused(returnTask("frank", last, LEGAL, "RERUN", "only with finance"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertThat(returnTask("frank", last, "reviewFork", "RERUN", "both reviews again").status()).isEqualTo(200);
+        assertThat(openTaskKeys(processInstanceId)).containsExactlyInAnyOrder(LEGAL, FINANCE);
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    @Test
+    void aCountersignHasNoEarlierStepSoItsReturnIsRefused() {
+        Api.Response created = api.post("alice", "/api/applications", """
+                {"title": "Countersigned", "assetId": 7, "amount": 50000, "riskLevel": "HIGH", "sensitive": false,
+                 "countersign": {"signers": ["bob", "carol"], "policy": "ALL"}}
+                """);
+        long id = created.json().get("id").asLong();
+        String processInstanceId = submit(api, id);
+        String bobs = db.workflow().queryForObject("select id_ from act_ru_task where proc_inst_id_ = ? and assignee_ = 'bob'",
+                String.class, processInstanceId);
+        complete(api, "carol", db.workflow().queryForObject(
+                "select id_ from act_ru_task where proc_inst_id_ = ? and assignee_ = 'carol'", String.class, processInstanceId), "APPROVE");
+        Snapshot before = snapshot(id, processInstanceId);
+
+        assertThat(targetIds("bob", bobs)).isEmpty();
+        assertRefused(returnTask("bob", bobs, "countersign", "RERUN", "sign again"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(returnTask("bob", bobs, "submitted", "RERUN", "start"), 422, "RETURN_TARGET_NOT_ALLOWED");
+
+        assertThat(snapshot(id, processInstanceId)).isEqualTo(before);
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    @Test
+    void aReturnAndADecisionOnTheSameTaskAtOnceGiveOneWinnerAndOne409() throws Exception {
+        long id = createDraft(api, "LOW", true);
+        String processInstanceId = submitAndPassManager(id);
+        String legal = openTaskId(db, processInstanceId, LEGAL);
+
+        List<Api.Response> responses = ApiFlows.race(() -> returnTask("carol", legal, MANAGER, "RERUN", "race"),
+                () -> complete(api, "carol", legal, "APPROVE"));
+
+        assertThat(responses).extracting(Api.Response::status).containsExactlyInAnyOrder(200, 409);
+        Api.Response loser = responses.stream().filter(r -> r.status() == 409).findFirst().orElseThrow();
+        assertThat(loser.json().get("code").asString()).isEqualTo("TASK_ALREADY_COMPLETED");
+        String decision = db.business().queryForObject("select decision from approval_record where task_id = ?", String.class, legal);
+        boolean returnWon = responses.get(0).status() == 200;
+        assertThat(decision).isEqualTo(returnWon ? "RETURN" : "APPROVE");
+        assertThat(openTaskKeys(processInstanceId)).isEqualTo(returnWon ? List.of(MANAGER) : List.of(FINANCE));
+        assertThat(row(db, legal)).containsEntry("state", returnWon ? "CANCELED" : "COMPLETED");
+        assertThat(db.preparedTransactions()).isEmpty();
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    @Test
+    void aFaultAfterTheEngineReturnedLeavesBothDatabasesUntouched() {
+        long id = createDraft(api, "LOW", true);
+        String processInstanceId = submitAndPassManager(id);
+        approve("dave", processInstanceId, FINANCE);
+        String legal = openTaskId(db, processInstanceId, LEGAL);
+        Snapshot before = snapshot(id, processInstanceId);
+        faults.failAfter("approvalProcess", "returnTo");
+
+        Api.Response failed = returnTask("carol", legal, MANAGER, "JUMP_BACK", "will fail");
+
+        assertThat(failed.status()).isEqualTo(500);
+        assertThat(snapshot(id, processInstanceId)).isEqualTo(before);
+        assertThat(executionsAt(processInstanceId, "reviewJoin")).isEqualTo(1);
+        assertThat(processVariable(processInstanceId, "jumpBackTo")).isEmpty();
+        assertThat(db.preparedTransactions()).isEmpty();
+        assertProjectionEqualsRebuild(api, db);
+    }
+
+    /** Everything a return would change, read with plain SQL from both databases. */
+    private record Snapshot(List<Map<String, Object>> projection, List<Map<String, Object>> tasks, List<Map<String, Object>> executions,
+            List<Map<String, Object>> taskHistory, List<Map<String, Object>> variables, List<Map<String, Object>> records,
+            Map<String, Object> application) {
+    }
+
+    private Snapshot snapshot(long id, String processInstanceId) {
+        return new Snapshot(allRows(db),
+                db.workflow().queryForList("select id_, task_def_key_, assignee_, rev_ from act_ru_task where proc_inst_id_ = ? order by id_",
+                        processInstanceId),
+                db.workflow().queryForList("select id_, act_id_, is_active_, rev_ from act_ru_execution where proc_inst_id_ = ? order by id_",
+                        processInstanceId),
+                db.workflow().queryForList("select id_, end_time_, delete_reason_ from act_hi_taskinst where proc_inst_id_ = ? order by id_",
+                        processInstanceId),
+                db.workflow().queryForList("select name_, text_, rev_ from act_ru_variable where proc_inst_id_ = ? order by name_, id_",
+                        processInstanceId),
+                db.business().queryForList("select * from approval_record where application_id = ? order by id", id),
+                db.business().queryForMap("select * from application where id = ?", id));
+    }
+
+    private String submitAndPassManager(long id) {
+        String processInstanceId = submit(api, id);
+        approve("bob", processInstanceId, MANAGER);
+        return processInstanceId;
+    }
+
+    private void approveBothReviews(String processInstanceId) {
+        approve("carol", processInstanceId, LEGAL);
+        approve("dave", processInstanceId, FINANCE);
+    }
+
+    private void approve(String user, String processInstanceId, String taskDefinitionKey) {
+        Api.Response approved = complete(api, user, openTaskId(db, processInstanceId, taskDefinitionKey), "APPROVE");
+        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
+    }
+
+    private Api.Response returnTask(String user, String taskId, String target, String mode, String reason) {
+        return api.post(user, "/api/tasks/" + taskId + "/return", returnBody(target, mode, reason), ApiFlows.key());
+    }
+
+    private static String returnBody(String target, String mode, String reason) {
+        return "{\"targetActivityId\":\"%s\",\"mode\":\"%s\",\"reason\":%s}".formatted(target, mode,
+                reason == null ? "null" : "\"" + reason + "\"");
+    }
+
+    private List<String> targetIds(String user, String taskId) {
+        Api.Response targets = api.get(user, "/api/tasks/" + taskId + "/return-targets");
+        assertThat(targets.status()).as(targets.toString()).isEqualTo(200);
+        return targets.json().get("targets").valueStream().map(target -> target.get("id").asString()).toList();
+    }
+
+    private static void assertRefused(Api.Response response, int status, String code) {
+        assertThat(response.status()).as(response.toString()).isEqualTo(status);
+        assertThat(response.contentType()).startsWith("application/problem+json");
+        if (code != null) {
+            assertThat(response.json().get("code").asString()).isEqualTo(code);
+        }
+    }
+
+    private List<String> openTaskKeys(String processInstanceId) {
+        return db.workflow().queryForList("select task_def_key_ from act_ru_task where proc_inst_id_ = ? order by task_def_key_",
+                String.class, processInstanceId);
+    }
+
+    /**
+     * Through the engine API: executions of the process at one activity, inactive ones waiting at a join
+     * included (the query's own activityId filter only matches active executions).
+     */
+    private long executionsAt(String processInstanceId, String activityId) {
+        return runtime.createExecutionQuery().processInstanceId(processInstanceId).list().stream()
+                .filter(execution -> activityId.equals(execution.getActivityId()))
+                .count();
+    }
+
+    private List<String> processVariable(String processInstanceId, String name) {
+        return db.workflow().queryForList("select text_ from act_ru_variable where proc_inst_id_ = ? and name_ = ?", String.class,
+                processInstanceId, name);
+    }
+
+    private String outcome(String processInstanceId) {
+        return db.workflow().queryForObject("select text_ from act_hi_varinst where proc_inst_id_ = ? and name_ = 'outcome'",
+                String.class, processInstanceId);
+    }
+
+    private void assertApprovedAndGone(long id, String processInstanceId) {
+        assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, id))
+                .isEqualTo("APPROVED");
+        assertThat(outcome(processInstanceId)).isEqualTo("APPROVED");
+        assertThat(runtime.createProcessInstanceQuery().processInstanceId(processInstanceId).count()).isZero();
+        assertNoRuntimeRows(processInstanceId);
+    }
+
+    private void assertNoRuntimeRows(String processInstanceId) {
+        for (String table : List.of("act_ru_execution", "act_ru_task", "act_ru_variable")) {
+            assertThat(db.workflow().queryForObject("select count(*) from " + table + " where proc_inst_id_ = ?", Integer.class,
+                    processInstanceId)).as(table).isZero();
+        }
+        assertThat(db.workflow().queryForObject("select count(*) from act_ru_identitylink where proc_inst_id_ = ?", Integer.class,
+                processInstanceId)).isZero();
+    }
+}
