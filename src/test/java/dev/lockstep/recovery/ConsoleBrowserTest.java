@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -104,7 +105,7 @@ class ConsoleBrowserTest {
         assertThat(transaction.findElement(By.cssSelector("[data-field=evidence]")).getText()).contains("is gone");
         screenshot("console-in-doubt.png");
 
-        transaction.findElement(By.cssSelector("button[data-action=propose]")).click();
+        click(By.cssSelector("tr[data-gtrid='" + gtrid + "'] button[data-action=propose]"));
         new Select(browser.findElement(By.id("p-action"))).selectByVisibleText("ROLLBACK");
         browser.findElement(By.id("p-reason")).sendKeys("node-7 decommissioned; application-4711 re-submitted by manager1");
         browser.findElement(By.id("p-submit")).click();
@@ -112,17 +113,15 @@ class ConsoleBrowserTest {
         long id = databases.business().queryForObject("select max(id) from recovery_resolution where gtrid = ?", Long.class,
                 gtrid);
 
-        By resolution = By.cssSelector("tr[data-resolution='" + id + "']");
-        wait.until(ExpectedConditions.visibilityOfElementLocated(resolution))
-                .findElement(By.cssSelector("button[data-action=approve]")).click();
+        click(By.cssSelector("tr[data-resolution='" + id + "'] button[data-action=approve]"));
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "RECOVERY_SAME_APPROVER"));
 
         assertThat(api.post("dba2", "/api/recovery/resolutions/" + id + "/approve", null).status()).isEqualTo(200);
         // no reload: the page's own refresh must bring the approval in
-        WebElement execute = wait.until(ExpectedConditions.elementToBeClickable(
-                By.cssSelector("tr[data-resolution='" + id + "'] button[data-action=execute]")));
+        By execute = By.cssSelector("tr[data-resolution='" + id + "'] button[data-action=execute]");
+        wait.until(ExpectedConditions.elementToBeClickable(execute));
         screenshot("console-approved.png");
-        execute.click();
+        click(execute);
 
         wait.until(ExpectedConditions.textToBePresentInElementLocated(
                 By.cssSelector("tr[data-resolution='" + id + "'] [data-field=status]"), "EXECUTED"));
@@ -131,6 +130,21 @@ class ConsoleBrowserTest {
         assertThat(databases.preparedTransactions()).isEmpty();
         assertThat(browser.findElement(By.id("audit")).getText()).contains("PROPOSED", "APPROVED", "EXECUTED");
         screenshot("console-resolved.png");
+    }
+
+    /**
+     * Finds and clicks in one step, again if the console's periodic refresh rebuilt the row in
+     * between (a changed row is replaced, so an element found earlier can go stale).
+     */
+    private void click(By button) {
+        wait.ignoring(StaleElementReferenceException.class).until(driver -> {
+            WebElement element = driver.findElement(button);
+            if (!element.isDisplayed() || !element.isEnabled()) {
+                return false;
+            }
+            element.click();
+            return true;
+        });
     }
 
     private void screenshot(String name) throws Exception {
