@@ -74,7 +74,7 @@ final class Benchmark {
 
     record Report(Instant started, Instant finished, Machine machine, List<Integer> clientLevels, long warmupSeconds,
             long measureSeconds, FsyncProbe.Result fsync, List<LevelResult> levels,
-            FsyncFloor fsyncFloor, EngineSettingsStage.Result engineSettings, String latencyChart) {
+            FsyncFloor fsyncFloor, EngineSettingsStage.Result engineSettings, String engineSettingsFailure, String latencyChart) {
     }
 
     static Report run(BenchmarkSettings settings) throws Exception {
@@ -107,12 +107,18 @@ final class Benchmark {
             startingXa.thenAccept(ServiceUnderTest::close);
             startingSingle.thenAccept(ServiceUnderTest::close);
         }
-        EngineSettingsStage.Result engine = settings.engineStage() ? EngineSettingsStage.run(settings) : null;
+        EngineSettingsStage.Result engine = null;
+        String engineFailure = null;
+        try {
+            engine = settings.engineStage() ? EngineSettingsStage.run(settings) : null;
+        } catch (Exception e) { // the stages before it still get their report
+            engineFailure = e.toString();
+        }
         String chart = LatencyChart.write(levels, settings.outputDir());
         Report report = new Report(started, Instant.now(), new Machine(Runtime.getRuntime().availableProcessors(), cpuModel(),
                 System.getProperty("os.name") + " " + System.getProperty("os.version"), System.getProperty("java.version"),
                 loadAtStart, loadAverage()), settings.clientLevels(), settings.warmup().toSeconds(),
-                settings.measure().toSeconds(), fsync, levels, FsyncFloor.of(fsync), engine, chart);
+                settings.measure().toSeconds(), fsync, levels, FsyncFloor.of(fsync), engine, engineFailure, chart);
         Files.writeString(settings.outputDir().resolve("report.json"), JSON.writeValueAsString(report));
         Files.writeString(settings.outputDir().resolve("summary.md"), BenchmarkSummary.markdown(report));
         return report;

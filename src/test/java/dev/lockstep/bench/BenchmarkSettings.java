@@ -19,7 +19,7 @@ record BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration m
 
     /**
      * Reads {@code bench.*} system properties. The defaults (4 levels × 2 deployments × (15 s + 40 s),
-     * then the engine-settings stage, 6 windows of 10 s + 25 s) take about 13 minutes with startups.
+     * then the engine-settings stage, 6 windows of 10 s + 20 s) take about 13 minutes with startups.
      */
     static BenchmarkSettings fromSystemProperties(List<String> defaultLaunch) {
         List<Integer> levels = Arrays.stream(System.getProperty("bench.clients", "1,4,16,32").split(","))
@@ -32,6 +32,6 @@ record BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration m
                 Path.of(System.getProperty("bench.output", "target/bench")),
                 Boolean.parseBoolean(System.getProperty("bench.engine", "true")),
                 Duration.ofSeconds(Long.getLong("bench.engine-warmup-seconds", 10)),
-                Duration.ofSeconds(Long.getLong("bench.engine-measure-seconds", 25)));
+                Duration.ofSeconds(Long.getLong("bench.engine-measure-seconds", 20)));
     }
 }

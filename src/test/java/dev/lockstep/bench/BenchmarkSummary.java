@@ -55,6 +55,9 @@ final class BenchmarkSummary {
         }
         xaPhases(md, report);
         engineSettings(md, report.engineSettings());
+        if (report.engineSettingsFailure() != null) {
+            md.append("\n## Engine settings: not measured\n\n").append(report.engineSettingsFailure()).append('\n');
+        }
         md.append("\n## Latency chart\n\n![p50 and p99 per operation, XA vs single](").append(report.latencyChart()).append(")\n");
         return md.toString();
     }

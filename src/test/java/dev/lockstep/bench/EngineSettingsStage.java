@@ -8,7 +8,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Engine settings under 16 clients on the XA deployment (issue 5, item 5): the same jar started three
@@ -45,30 +44,24 @@ final class EngineSettingsStage {
     }
 
     static Result run(BenchmarkSettings settings) throws Exception {
-        Map<Variant, CompletableFuture<ServiceUnderTest>> starting = new LinkedHashMap<>();
-        for (Variant variant : Variant.values()) {
-            starting.put(variant, CompletableFuture.supplyAsync(() -> {
-                try {
-                    return ServiceUnderTest.start(Deployment.XA, "engine-" + variant.name().toLowerCase(), settings,
-                            variant.args);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }));
-        }
+        // one at a time: three JVMs and six PostgreSQL servers starting at once on 2 cores can take minutes
+        Map<Variant, ServiceUnderTest> services = new LinkedHashMap<>();
         Map<Variant, List<DeploymentResult>> windows = new LinkedHashMap<>();
         try {
+            for (Variant variant : Variant.values()) {
+                services.put(variant, ServiceUnderTest.start(Deployment.XA, "engine-" + variant.name().toLowerCase(),
+                        settings, variant.args));
+            }
             List<Variant> order = new ArrayList<>(List.of(Variant.values()));
             for (int round = 0; round < 2; round++) {
                 for (Variant variant : order) {
-                    ServiceUnderTest service = starting.get(variant).join();
                     windows.computeIfAbsent(variant, v -> new ArrayList<>()).add(
-                            Benchmark.measure(service, CLIENTS, settings.engineWarmup(), settings.engineMeasure()));
+                            Benchmark.measure(services.get(variant), CLIENTS, settings.engineWarmup(), settings.engineMeasure()));
                 }
                 Collections.reverse(order);
             }
         } finally {
-            starting.values().forEach(service -> service.thenAccept(ServiceUnderTest::close));
+            services.values().forEach(ServiceUnderTest::close);
         }
         double defaultRate = pooledRate(windows.get(Variant.DEFAULT));
         Map<Variant, VariantResult> variants = new LinkedHashMap<>();
