@@ -42,7 +42,7 @@ final class ServiceUnderTest implements Closeable {
         }
     }
 
-    private static final Duration STARTUP_LIMIT = Duration.ofMinutes(5);
+    private static final Duration STARTUP_LIMIT = Duration.ofMinutes(10);
 
     final Deployment deployment;
     final int httpPort;
