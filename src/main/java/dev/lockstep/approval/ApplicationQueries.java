@@ -2,8 +2,10 @@ package dev.lockstep.approval;
 
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
+import dev.lockstep.todo.TaskProjection;
+import dev.lockstep.todo.TaskView;
 import dev.lockstep.web.ApiException;
-import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.workflow.ApprovalProcess.OpenTask;
 import java.util.List;
 import org.springframework.data.domain.Page;
 import org.springframework.data.domain.PageRequest;
@@ -11,7 +13,11 @@ import org.springframework.data.domain.Sort;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
-/** Read side: applicants see their own applications, approvers, admins and auditors see all. */
+/**
+ * Read side: applicants see their own applications, approvers, admins and auditors see all. Reads
+ * only the business database (open tasks from task_projection, not the engine), so a read never
+ * spans both XA resources and never pays a two-phase commit.
+ */
 @Service
 @Transactional(readOnly = true)
 public class ApplicationQueries {
@@ -19,14 +25,14 @@ public class ApplicationQueries {
     private final ApplicationRepository applications;
     private final BusinessProcessBindingRepository bindings;
     private final ApprovalRecordRepository records;
-    private final ApprovalProcess process;
+    private final TaskProjection tasks;
 
     public ApplicationQueries(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalRecordRepository records, ApprovalProcess process) {
+            ApprovalRecordRepository records, TaskProjection tasks) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
-        this.process = process;
+        this.tasks = tasks;
     }
 
     public ApplicationDetails details(long applicationId, Caller caller) {
@@ -38,7 +44,8 @@ public class ApplicationQueries {
                         .stream().map(ApplicationDetails.Binding::of).toList(),
                 records.findByApplicationIdOrderByDecidedAt(applicationId).stream().map(ApplicationDetails.Record::of).toList(),
                 application.getApprovalStatus() == ApprovalStatus.APPROVING
-                        ? process.openTasks(application.getProcessInstanceId()) : List.of());
+                        ? tasks.openTasksOf(application.getProcessInstanceId()).stream().map(ApplicationQueries::openTask).toList()
+                        : List.of());
     }
 
     public Page<ApplicationView> search(String applicant, ApprovalStatus status, int page, int size, Caller caller) {
@@ -46,6 +53,11 @@ public class ApplicationQueries {
         return applications.search(visibleApplicant, status,
                         PageRequest.of(page, size, Sort.by(Sort.Direction.DESC, "createdAt").and(Sort.by(Sort.Direction.DESC, "id"))))
                 .map(ApplicationView::of);
+    }
+
+    private static OpenTask openTask(TaskView task) {
+        return new OpenTask(task.id(), task.name(), task.taskDefinitionKey(), task.processInstanceId(), task.assignee(),
+                task.owner(), "PENDING".equals(task.delegationState()), task.candidateGroups(), task.createdAt());
     }
 
     private static boolean seesAll(Caller caller) {

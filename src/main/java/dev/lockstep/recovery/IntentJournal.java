@@ -8,12 +8,16 @@ import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.Transaction;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.GeneratedKeyHolder;
 
@@ -30,6 +34,12 @@ import org.springframework.jdbc.support.GeneratedKeyHolder;
  * it COMMITTED or ROLLED_BACK. A row left in PREPARING means the node stopped during two-phase
  * commit. A failure to write the row fails the use case: an in-doubt transaction nobody can
  * explain is what this journal exists to prevent.
+ *
+ * <p>On PostgreSQL the outcome mark commits with {@code synchronous_commit = off}: it is written
+ * after the transaction has ended, nothing waits on it, and losing it (the business database itself
+ * crashing within a fraction of a second) leaves the row in PREPARING for a transaction with no
+ * branch left, which no in-doubt view starts from. The PREPARING row itself stays a durable commit:
+ * it must exist before any branch is prepared. One fsync fewer per XA use case.
  */
 public class IntentJournal {
 
@@ -40,8 +50,12 @@ public class IntentJournal {
     private final String selfTm;
     private final Clock clock;
 
-    IntentJournal(UserTransactionManager transactionManager, JdbcTemplate business, String selfTm, Clock clock) {
+    private final boolean asynchronousOutcome;
+
+    IntentJournal(UserTransactionManager transactionManager, JdbcTemplate business, String selfTm, Clock clock,
+            boolean asynchronousOutcome) {
         this.transactionManager = transactionManager;
+        this.asynchronousOutcome = asynchronousOutcome;
         this.business = business;
         this.selfTm = selfTm;
         this.clock = clock;
@@ -121,12 +135,36 @@ public class IntentJournal {
             }
             String outcome = status == Status.STATUS_COMMITTED ? "COMMITTED" : "ROLLED_BACK";
             try {
-                business.update("update recovery_intent set status = ?, completed_at = ? where id = ?", outcome,
-                        Timestamp.from(clock.instant()), id);
+                markOutcome(outcome, Timestamp.from(clock.instant()));
             } catch (RuntimeException e) {
                 // the transaction is already over; the row simply stays PREPARING
                 log.warn("could not mark intent {} of gtrid {} as {}: {}", id, gtrid, outcome, e.getMessage());
             }
+        }
+
+        private void markOutcome(String outcome, Timestamp completedAt) {
+            String update = "update recovery_intent set status = ?, completed_at = ? where id = ?";
+            if (!asynchronousOutcome) {
+                business.update(update, outcome, completedAt, id);
+                return;
+            }
+            business.execute((ConnectionCallback<Integer>) connection -> {
+                connection.setAutoCommit(false);
+                try (Statement local = connection.createStatement(); PreparedStatement mark = connection.prepareStatement(update)) {
+                    local.execute("set local synchronous_commit = off");
+                    mark.setString(1, outcome);
+                    mark.setTimestamp(2, completedAt);
+                    mark.setLong(3, id);
+                    int rows = mark.executeUpdate();
+                    connection.commit();
+                    return rows;
+                } catch (SQLException | RuntimeException e) {
+                    connection.rollback();
+                    throw e;
+                } finally {
+                    connection.setAutoCommit(true);
+                }
+            });
         }
     }
 }

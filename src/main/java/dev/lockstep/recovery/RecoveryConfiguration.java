@@ -61,8 +61,9 @@ public class RecoveryConfiguration {
 
     @Bean
     IntentJournal intentJournal(UserTransactionManager transactionManager, LockstepProperties lockstep,
-            @Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
-        return new IntentJournal(transactionManager, new JdbcTemplate(business), lockstep.tm().uniqueName(), CLOCK);
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, DatabaseEndpoints endpoints) {
+        return new IntentJournal(transactionManager, new JdbcTemplate(business), lockstep.tm().uniqueName(), CLOCK,
+                endpoints.business().vendor() == DatabaseVendor.POSTGRESQL);
     }
 
     @Bean

@@ -69,6 +69,16 @@ public class TaskProjection {
         return query("select * from task_projection where task_id = ?", taskId).stream().findFirst();
     }
 
+    /**
+     * The open tasks of one process instance, oldest first. Kept exact by the engine listener inside
+     * each command's transaction, so a view built from this reads the business database alone: under
+     * XA that is one resource, which Atomikos commits in one phase with no PREPARE on either server.
+     */
+    public List<TaskView> openTasksOf(String processInstanceId) {
+        return query("select * from task_projection where process_instance_id = ? and state = 'OPEN'"
+                + " order by created_at, task_id", processInstanceId);
+    }
+
     /** Open tasks assigned to the user, or unclaimed and offered to one of their groups; newest first. */
     TaskPage todo(String userId, Collection<String> groups, TaskFilter filter, String cursor, int size) {
         Query query = new Query("state = 'OPEN' and (assignee = ? or (assignee is null and candidate_groups && string_to_array(?, ',')))",

@@ -15,11 +15,10 @@ import org.activiti.engine.ProcessEngine;
 import org.activiti.engine.RepositoryService;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.TaskService;
-import org.activiti.engine.impl.history.HistoryLevel;
-import org.activiti.engine.impl.persistence.StrongUuidGenerator;
 import org.activiti.spring.ProcessEngineFactoryBean;
 import org.activiti.spring.SpringProcessEngineConfiguration;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
@@ -31,6 +30,7 @@ import org.springframework.transaction.PlatformTransactionManager;
  * and would not wire this on Boot 4). In the single-database mode both beans are the JPA ones.
  */
 @Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(EngineSettings.class)
 public class WorkflowEngineConfiguration {
 
     /**
@@ -45,15 +45,14 @@ public class WorkflowEngineConfiguration {
     @Bean
     SpringProcessEngineConfiguration processEngineConfiguration(@Qualifier("workflowDataSource") DataSource workflowDataSource,
             @Qualifier("transactionManager") PlatformTransactionManager transactionManager, WorkflowSchema schema,
-            TaskProjectionListener taskProjection)
+            TaskProjectionListener taskProjection, EngineSettings settings)
             throws IOException {
         SpringProcessEngineConfiguration configuration = new SpringProcessEngineConfiguration();
         configuration.setDataSource(workflowDataSource);
         configuration.setTransactionManager(transactionManager);
         configuration.setDatabaseSchemaUpdate(WorkflowSchema.ALREADY_MIGRATED);
-        // DbIdGenerator takes id blocks in a REQUIRES_NEW transaction, which would suspend the global one.
-        configuration.setIdGenerator(new StrongUuidGenerator());
-        configuration.setHistoryLevel(HistoryLevel.AUDIT);
+        configuration.setIdGenerator(settings.idGenerator().create());
+        configuration.setHistoryLevel(settings.historyLevel().level);
         configuration.setAsyncExecutorActivate(false);
         configuration.setDeploymentMode("single-resource");
         configuration.setDeploymentName("lockstep");

@@ -27,7 +27,8 @@ public class XaDataSourceFactory {
     public AtomikosDataSourceBean pool(String uniqueResourceName, String prefix, DatabaseSettings settings) {
         AtomikosDataSourceBean pool = new AtomikosDataSourceBean();
         pool.setUniqueResourceName(uniqueResourceName);
-        pool.setXaDataSource(create(prefix, settings));
+        // timed branch calls (XaPhaseTimers); recovery asks the same wrapper, which delegates
+        pool.setXaDataSource(new TimedXaDataSource(create(prefix, settings), uniqueResourceName));
         pool.setMinPoolSize(1);
         pool.setMaxPoolSize(settings.poolSize());
         pool.setBorrowConnectionTimeout(10);

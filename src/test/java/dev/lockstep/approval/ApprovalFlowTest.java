@@ -70,6 +70,36 @@ class ApprovalFlowTest {
                 String.class, processInstanceId)).isEqualTo("REJECTED");
     }
 
+    /** The view's task list comes from the business database's projection; it must match what the engine holds. */
+    @Test
+    void applicationDetailsListTheOpenTasksTheEngineHolds() {
+        long id = ApiFlows.createDraft(api, "LOW", true);
+        String processInstanceId = ApiFlows.submit(api, id);
+        complete("bob", processInstanceId, "managerApproval", "APPROVE");
+        String legal = ApiFlows.openTaskId(db, processInstanceId, "legalReview");
+        assertThat(api.post("carol", "/api/tasks/" + legal + "/claim", null, key()).status()).isEqualTo(200);
+
+        JsonNode openTasks = api.get("alice", "/api/applications/" + id).json().get("openTasks");
+
+        var engineTasks = db.workflow().queryForList("select id_, name_, task_def_key_, proc_inst_id_, assignee_"
+                + " from act_ru_task where proc_inst_id_ = ? order by create_time_, id_", processInstanceId);
+        assertThat(openTasks).hasSize(2).hasSize(engineTasks.size());
+        for (JsonNode task : openTasks) {
+            Map<String, Object> row = engineTasks.stream().filter(r -> r.get("id_").equals(task.get("id").asString()))
+                    .findFirst().orElseThrow();
+            assertThat(task.get("name").asString()).isEqualTo(row.get("name_"));
+            assertThat(task.get("taskDefinitionKey").asString()).isEqualTo(row.get("task_def_key_"));
+            assertThat(task.get("processInstanceId").asString()).isEqualTo(processInstanceId);
+            assertThat(task.get("assignee").isNull() ? null : task.get("assignee").asString()).isEqualTo(row.get("assignee_"));
+            assertThat(task.get("delegated").asBoolean()).isFalse();
+            assertThat(task.get("candidateGroups").valueStream().map(JsonNode::asString).toList())
+                    .containsExactlyInAnyOrderElementsOf(db.workflow().queryForList("select group_id_ from act_ru_identitylink"
+                            + " where task_id_ = ? and type_ = 'candidate' and group_id_ is not null", String.class, row.get("id_")));
+        }
+        assertThat(openTasks.valueStream().map(task -> task.get("assignee").isNull() ? null : task.get("assignee").asString()))
+                .contains("carol");
+    }
+
     @Test
     void rejectedApplicationCanBeResubmittedAsANewLifecycle() {
         long id = ApiFlows.createDraft(api, "MEDIUM", false);

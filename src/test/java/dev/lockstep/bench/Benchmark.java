@@ -45,8 +45,10 @@ final class Benchmark {
     record WalPerCycle(double fsyncs, double fsyncMillis, double commits) {
     }
 
+    /** {@code xaPhases}: the service's own XA phase timers over the window (empty for the single database). */
     record DeploymentResult(double seconds, long cycles, double cyclesPerSecond, double writeTransactionsPerSecond,
-            Map<Operation, OperationLatency> operations, Map<String, WalPerCycle> walPerCycle) {
+            Map<Operation, OperationLatency> operations, Map<String, WalPerCycle> walPerCycle,
+            Map<String, XaPhaseStatistics.PhaseTiming> xaPhases) {
     }
 
     record LevelResult(int clients, DeploymentResult xa, DeploymentResult single, double throughputRatio,
@@ -56,8 +58,23 @@ final class Benchmark {
     record Machine(int cores, String cpu, String os, String java, double loadAverageAtStart, double loadAverageAtEnd) {
     }
 
+    /**
+     * The floor of one XA write: the durable writes it makes one after another (intent journal row,
+     * prepare business, prepare workflow, coordinator log, commit business, commit workflow, intent
+     * journal outcome) times the disk's fsync p50.
+     */
+    record FsyncFloor(int sequentialDurableWritesPerXaCommit, double millisPerXaCommit) {
+
+        static final int SEQUENTIAL_WRITES = 7;
+
+        static FsyncFloor of(FsyncProbe.Result fsync) {
+            return new FsyncFloor(SEQUENTIAL_WRITES, SEQUENTIAL_WRITES * fsync.p50Micros() / 1000);
+        }
+    }
+
     record Report(Instant started, Instant finished, Machine machine, List<Integer> clientLevels, long warmupSeconds,
-            long measureSeconds, FsyncProbe.Result fsync, List<LevelResult> levels) {
+            long measureSeconds, FsyncProbe.Result fsync, List<LevelResult> levels,
+            FsyncFloor fsyncFloor, EngineSettingsStage.Result engineSettings, String engineSettingsFailure, String latencyChart) {
     }
 
     static Report run(BenchmarkSettings settings) throws Exception {
@@ -90,10 +107,18 @@ final class Benchmark {
             startingXa.thenAccept(ServiceUnderTest::close);
             startingSingle.thenAccept(ServiceUnderTest::close);
         }
+        EngineSettingsStage.Result engine = null;
+        String engineFailure = null;
+        try {
+            engine = settings.engineStage() ? EngineSettingsStage.run(settings) : null;
+        } catch (Exception e) { // the stages before it still get their report
+            engineFailure = e.toString();
+        }
+        String chart = LatencyChart.write(levels, settings.outputDir());
         Report report = new Report(started, Instant.now(), new Machine(Runtime.getRuntime().availableProcessors(), cpuModel(),
                 System.getProperty("os.name") + " " + System.getProperty("os.version"), System.getProperty("java.version"),
                 loadAtStart, loadAverage()), settings.clientLevels(), settings.warmup().toSeconds(),
-                settings.measure().toSeconds(), fsync, levels);
+                settings.measure().toSeconds(), fsync, levels, FsyncFloor.of(fsync), engine, engineFailure, chart);
         Files.writeString(settings.outputDir().resolve("report.json"), JSON.writeValueAsString(report));
         Files.writeString(settings.outputDir().resolve("summary.md"), BenchmarkSummary.markdown(report));
         return report;
@@ -109,12 +134,23 @@ final class Benchmark {
         });
     }
 
-    private static DeploymentResult measure(ServiceUnderTest service, int clients, BenchmarkSettings settings)
+    static DeploymentResult measure(ServiceUnderTest service, int clients, BenchmarkSettings settings) throws Exception {
+        return measure(service, clients, settings.warmup(), settings.measure());
+    }
+
+    static DeploymentResult measure(ServiceUnderTest service, int clients, Duration warmup, Duration window)
             throws Exception {
         Map<String, WalStatistics> before = new LinkedHashMap<>();
         Map<String, WalStatistics> after = new LinkedHashMap<>();
-        LoadRun.Result run = LoadRun.run(service.baseUrl(), clients, settings.warmup(), settings.measure(),
-                () -> before.putAll(walStatistics(service)), () -> after.putAll(walStatistics(service)));
+        List<XaPhaseStatistics> phases = new ArrayList<>();
+        LoadRun.Result run = LoadRun.run(service.baseUrl(), clients, warmup, window,
+                () -> {
+                    before.putAll(walStatistics(service));
+                    phases.add(XaPhaseStatistics.parse(service.prometheus()));
+                }, () -> {
+                    after.putAll(walStatistics(service));
+                    phases.add(XaPhaseStatistics.parse(service.prometheus()));
+                });
         Map<Operation, OperationLatency> operations = new EnumMap<>(Operation.class);
         for (Operation operation : Operation.values()) {
             operations.put(operation, OperationLatency.of(run.latencies().histogram(operation), run.latencies().errors(operation)));
@@ -127,7 +163,8 @@ final class Benchmark {
                     (double) delta.commits() / cycles));
         });
         return new DeploymentResult(run.seconds(), run.cycles(), run.cyclesPerSecond(),
-                run.cyclesPerSecond() * ApprovalCycleClient.WRITE_TRANSACTIONS_PER_CYCLE, operations, wal);
+                run.cyclesPerSecond() * ApprovalCycleClient.WRITE_TRANSACTIONS_PER_CYCLE, operations, wal,
+                phases.get(1).since(phases.get(0), run.cycles()));
     }
 
     private static Map<String, WalStatistics> walStatistics(ServiceUnderTest service) throws SQLException {

@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The full benchmark, run by {@code mvn -Pbench verify} against the packaged jar (bench.jar, set by the
- * profile). Not part of the normal test suite; it asserts only that both deployments completed cycles.
+ * profile). Not part of the normal test suite; it asserts only that both deployments completed cycles and
+ * that the engine-settings stage ran (after the report is written either way).
  */
 class BenchmarkRun {
 
@@ -18,6 +19,7 @@ class BenchmarkRun {
         Benchmark.Report report = Benchmark.run(settings);
 
         System.out.println(BenchmarkSummary.markdown(report));
+        assertThat(report.engineSettingsFailure()).as("engine-settings stage").isNull();
         assertThat(report.levels()).allSatisfy(level -> {
             assertThat(level.xa().cycles()).isPositive();
             assertThat(level.single().cycles()).isPositive();

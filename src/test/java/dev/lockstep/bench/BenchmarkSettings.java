@@ -9,17 +9,29 @@ import java.util.List;
  * What one benchmark run does. {@code launch} is how a service JVM is started: {@code -jar <boot jar>}
  * for the real run, {@code -cp <classpath> dev.lockstep.LockstepApplication} for the smoke run.
  */
-record BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration measure, List<String> launch, Path outputDir) {
+record BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration measure, List<String> launch, Path outputDir,
+        boolean engineStage, Duration engineWarmup, Duration engineMeasure) {
 
-    /** Reads {@code bench.*} system properties; the defaults make a full run of about ten minutes. */
+    /** Without the engine-settings stage (the smoke run). */
+    BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration measure, List<String> launch, Path outputDir) {
+        this(clientLevels, warmup, measure, launch, outputDir, false, Duration.ZERO, Duration.ZERO);
+    }
+
+    /**
+     * Reads {@code bench.*} system properties. The defaults (4 levels × 2 deployments × (15 s + 40 s),
+     * then the engine-settings stage, 6 windows of 10 s + 20 s) take about 13 minutes with startups.
+     */
     static BenchmarkSettings fromSystemProperties(List<String> defaultLaunch) {
         List<Integer> levels = Arrays.stream(System.getProperty("bench.clients", "1,4,16,32").split(","))
                 .map(String::trim).map(Integer::valueOf).toList();
-        Duration warmup = Duration.ofSeconds(Long.getLong("bench.warmup-seconds", 20));
-        Duration measure = Duration.ofSeconds(Long.getLong("bench.measure-seconds", 45));
+        Duration warmup = Duration.ofSeconds(Long.getLong("bench.warmup-seconds", 15));
+        Duration measure = Duration.ofSeconds(Long.getLong("bench.measure-seconds", 40));
         String jar = System.getProperty("bench.jar");
         List<String> launch = jar == null || jar.isBlank() ? defaultLaunch : List.of("-jar", jar);
         return new BenchmarkSettings(levels, warmup, measure, launch,
-                Path.of(System.getProperty("bench.output", "target/bench")));
+                Path.of(System.getProperty("bench.output", "target/bench")),
+                Boolean.parseBoolean(System.getProperty("bench.engine", "true")),
+                Duration.ofSeconds(Long.getLong("bench.engine-warmup-seconds", 10)),
+                Duration.ofSeconds(Long.getLong("bench.engine-measure-seconds", 20)));
     }
 }

@@ -32,7 +32,10 @@ class BenchmarkSmokeTest {
         }
         assertThat(level.xa().walPerCycle()).containsOnlyKeys("lockstep_business", "lockstep_workflow");
         assertThat(level.single().walPerCycle()).containsOnlyKeys("lockstep");
+        assertThat(level.xa().xaPhases()).containsKeys("prepare business-db", "prepare workflow-db", "decision log");
+        assertThat(level.single().xaPhases()).isEmpty();
         assertThat(output.resolve("report.json")).isNotEmptyFile();
+        assertThat(output.resolve(LatencyChart.FILE)).isNotEmptyFile();
         assertThat(Files.readString(output.resolve("summary.md"))).contains("| 1 |");
     }
 }

@@ -53,7 +53,40 @@ final class BenchmarkSummary {
             walRows(md, level.clients(), "XA", level.xa());
             walRows(md, level.clients(), "single", level.single());
         }
+        xaPhases(md, report);
+        engineSettings(md, report.engineSettings());
+        if (report.engineSettingsFailure() != null) {
+            md.append("\n## Engine settings: not measured\n\n").append(report.engineSettingsFailure()).append('\n');
+        }
+        md.append("\n## Latency chart\n\n![p50 and p99 per operation, XA vs single](").append(report.latencyChart()).append(")\n");
         return md.toString();
+    }
+
+    private static void xaPhases(StringBuilder md, Report report) {
+        Benchmark.FsyncFloor floor = report.fsyncFloor();
+        md.append(format("%n## Where the XA time goes (the service's own timers, lockstep_xa_*)%n%n"
+                + "Floor of one XA write: %d sequential durable writes (intent row, prepare × 2, coordinator log, commit × 2,"
+                + " intent outcome) × fsync p50 %.0f µs = **%.2f ms**.%n%n"
+                + "| clients | timer | calls / cycle | mean ms | p99 ms (bucket bound) |%n|---:|---|---:|---:|---:|%n",
+                floor.sequentialDurableWritesPerXaCommit(), report.fsync().p50Micros(), floor.millisPerXaCommit()));
+        for (LevelResult level : report.levels()) {
+            level.xa().xaPhases().forEach((timer, timing) -> md.append(format("| %d | %s | %.2f | %.2f | %.1f |%n",
+                    level.clients(), timer, timing.perCycle(), timing.meanMillis(), timing.p99Millis())));
+        }
+    }
+
+    private static void engineSettings(StringBuilder md, EngineSettingsStage.Result engine) {
+        if (engine == null) {
+            return;
+        }
+        md.append(format("%n## Engine settings (XA, %d clients, two rounds of %d s + %d s per variant, opposite order)%n%n"
+                + "| settings | arguments | cycles | cycles/s | **vs default** | cycle p50 ms (mean of rounds) |"
+                + " WAL fsyncs / cycle | errors |%n|---|---|---:|---:|---:|---:|---:|---:|%n",
+                engine.clients(), engine.warmupSeconds(), engine.measureSeconds()));
+        engine.variants().values().forEach(variant -> md.append(format("| %s | %s | %d | %.2f | **%.2f** | %.0f | %.1f | %d |%n",
+                variant.settings(), variant.args().isEmpty() ? "—" : "`" + String.join(" ", variant.args()) + "`",
+                variant.cycles(), variant.cyclesPerSecond(), variant.ratioToDefault(), variant.cycleP50Millis(),
+                variant.walFsyncsPerCycle(), variant.errors())));
     }
 
     private static void walRows(StringBuilder md, int clients, String deployment, DeploymentResult result) {

@@ -8,11 +8,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +42,7 @@ final class ServiceUnderTest implements Closeable {
         }
     }
 
-    private static final Duration STARTUP_LIMIT = Duration.ofMinutes(5);
+    private static final Duration STARTUP_LIMIT = Duration.ofMinutes(10);
 
     final Deployment deployment;
     final int httpPort;
@@ -56,7 +58,13 @@ final class ServiceUnderTest implements Closeable {
     }
 
     static ServiceUnderTest start(Deployment deployment, BenchmarkSettings settings, List<String> extraArgs) throws IOException {
-        Path home = settings.outputDir().resolve("var-" + deployment.name().toLowerCase()).toAbsolutePath();
+        return start(deployment, deployment.name().toLowerCase(), settings, extraArgs);
+    }
+
+    /** {@code name} keeps the data directory ({@code var-<name>}) and the log ({@code <name>-service.log}) apart. */
+    static ServiceUnderTest start(Deployment deployment, String name, BenchmarkSettings settings, List<String> extraArgs)
+            throws IOException {
+        Path home = settings.outputDir().resolve("var-" + name).toAbsolutePath();
         deleteRecursively(home);
         Files.createDirectories(home);
         int httpPort = freePort();
@@ -73,7 +81,7 @@ final class ServiceUnderTest implements Closeable {
         });
         command.addAll(extraArgs);
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(settings.outputDir().resolve(deployment.name().toLowerCase() + "-service.log").toFile()).start();
+                .redirectOutput(settings.outputDir().resolve(name + "-service.log").toFile()).start();
         ServiceUnderTest service = new ServiceUnderTest(deployment, httpPort, urls, process);
         service.awaitHealthy();
         return service;
@@ -81,6 +89,18 @@ final class ServiceUnderTest implements Closeable {
 
     String baseUrl() {
         return "http://localhost:" + httpPort;
+    }
+
+    /** The Prometheus text the service exposes (as the demo admin erin): the XA phase timers, among others. */
+    String prometheus() throws IOException, InterruptedException {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(baseUrl()
+                        + "/actuator/prometheus")).header("Authorization", "Basic " + Base64.getEncoder()
+                        .encodeToString("erin:lockstep".getBytes(StandardCharsets.UTF_8))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException(deployment + " /actuator/prometheus answered " + response.statusCode());
+        }
+        return response.body();
     }
 
     private void awaitHealthy() {

@@ -7,6 +7,7 @@ import com.atomikos.icatch.event.transaction.ParticipantHeuristicEvent;
 import com.atomikos.jdbc.AtomikosDataSourceBean;
 import com.atomikos.publish.EventPublisher;
 import com.atomikos.recovery.TxState;
+import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
@@ -140,6 +141,34 @@ class OperationsEndpointsTest {
     }
 
     /**
+     * The XA phase timers: a submit spans both databases (each branch prepared, then committed in the
+     * second phase, one coordinator decision between); reading the application touches the business
+     * database alone, which Atomikos commits in one phase without preparing anything.
+     */
+    @Test
+    void xaPhaseTimersCountTwoPhaseWritesAndOnePhaseReadsPerResource() {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        String beforeSubmit = scrape();
+        ApiFlows.submit(api, id);
+        String afterSubmit = scrape();
+        assertThat(api.get("alice", "/api/applications/" + id).status()).isEqualTo(200);
+        String afterRead = scrape();
+
+        for (String resource : new String[] {"business-db", "workflow-db"}) {
+            assertThat(branchCount(afterSubmit, "prepare", resource)).isEqualTo(branchCount(beforeSubmit, "prepare", resource) + 1);
+            assertThat(branchCount(afterSubmit, "commit-two-phase", resource))
+                    .isEqualTo(branchCount(beforeSubmit, "commit-two-phase", resource) + 1);
+            assertThat(branchCount(afterRead, "prepare", resource)).isEqualTo(branchCount(afterSubmit, "prepare", resource));
+        }
+        assertThat(count(afterSubmit, "lockstep_xa_decision_seconds_count"))
+                .isEqualTo(count(beforeSubmit, "lockstep_xa_decision_seconds_count") + 1);
+        assertThat(branchCount(afterRead, "commit-one-phase", "business-db"))
+                .isEqualTo(branchCount(afterSubmit, "commit-one-phase", "business-db") + 1);
+        assertThat(branchCount(afterRead, "commit-one-phase", "workflow-db"))
+                .isEqualTo(branchCount(afterSubmit, "commit-one-phase", "workflow-db"));
+    }
+
+    /**
      * Atomikos finds the listener through the ServiceLoader and it counts into the registries Prometheus
      * reads. (Fed directly: publishing a made-up heuristic event to Atomikos would reach every listener.)
      */
@@ -174,6 +203,17 @@ class OperationsEndpointsTest {
 
     private static double jtaCount(String metrics, String outcome) {
         return value(metrics, "lockstep_jta_transactions_seconds_count\\{[^}]*outcome=\"" + outcome + "\"[^}]*\\}");
+    }
+
+    private static double branchCount(String metrics, String phase, String resource) {
+        return count(metrics, "lockstep_xa_branch_seconds_count\\{[^}]*phase=\"" + phase + "\"[^}]*resource=\"" + resource
+                + "\"[^}]*\\}");
+    }
+
+    /** A timer's count, zero before its first recording (the series appears with it). */
+    private static double count(String metrics, String series) {
+        Matcher matcher = series(metrics, series);
+        return matcher.find() ? Double.parseDouble(matcher.group(1)) : 0;
     }
 
     private static double value(String metrics, String series) {
