@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The full benchmark, run by {@code mvn -Pbench verify} against the packaged jar (bench.jar, set by the
- * profile). Not part of the normal test suite; it asserts only that both deployments completed cycles.
+ * profile), then the todo-at-scale and recovery-time stages. Not part of the normal test suite; it asserts only that
+ * both deployments completed cycles and that recovery left both databases consistent.
  */
 class BenchmarkRun {
 
@@ -22,5 +23,11 @@ class BenchmarkRun {
             assertThat(level.xa().cycles()).isPositive();
             assertThat(level.single().cycles()).isPositive();
         });
+
+        ScaleAndRecoveryStages.Result stages = ScaleAndRecoveryStages.run(settings,
+                TodoScaleBenchmark.Sizes.fromSystemProperties(), RecoveryTimeBenchmark.Sizes.fromSystemProperties());
+        System.out.println(ScaleAndRecoveryStages.markdown(stages));
+        assertThat(stages.recovery().inconsistent()).isEmpty();
+        assertThat(stages.recovery().invariantViolations()).isEmpty();
     }
 }
