@@ -39,6 +39,7 @@ class BenchmarkSmokeTest {
     @Test
     void theTodoScaleAndRecoveryStagesRunAtTinySizesAndLeaveBothDatabasesConsistent() throws Exception {
         Path output = Path.of("target/bench-smoke-stages");
+        ServiceUnderTest.deleteRecursively(output); // the stages append to a report the comparison would have written
         BenchmarkSettings settings = new BenchmarkSettings(List.of(), Duration.ZERO, Duration.ZERO,
                 List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"), output);
 
