@@ -52,9 +52,9 @@ final class TodoScaleBenchmark {
         static Sizes fromSystemProperties() {
             return new Sizes(Integer.getInteger("bench.todo.open-tasks", 100_000),
                     Integer.getInteger("bench.todo.historic-tasks", 1_000_000), Integer.getInteger("bench.todo.users", 1_000),
-                    Integer.getInteger("bench.todo.groups", 50), Integer.getInteger("bench.todo.requests", 2_000),
+                    Integer.getInteger("bench.todo.groups", 50), Integer.getInteger("bench.todo.requests", 500),
                     Integer.getInteger("bench.todo.requests-without-indexes", 20),
-                    Integer.getInteger("bench.todo.warmup-requests", 200), Integer.getInteger("bench.todo.deep-page", 25));
+                    Integer.getInteger("bench.todo.warmup-requests", 100), Integer.getInteger("bench.todo.deep-page", 25));
         }
     }
 
