@@ -7,8 +7,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The full benchmark, run by {@code mvn -Pbench verify} against the packaged jar (bench.jar, set by the
- * profile). Not part of the normal test suite; it asserts only that both deployments completed cycles and
- * that the engine-settings stage ran (after the report is written either way).
+ * profile): XA vs single at each client level, the engine-settings stage, then the todo-at-scale and
+ * recovery-time stages. Not part of the normal test suite; it asserts only that both deployments completed
+ * cycles, that the engine-settings stage ran and that recovery left both databases consistent (after the
+ * report is written either way).
  */
 class BenchmarkRun {
 
@@ -24,5 +26,11 @@ class BenchmarkRun {
             assertThat(level.xa().cycles()).isPositive();
             assertThat(level.single().cycles()).isPositive();
         });
+
+        ScaleAndRecoveryStages.Result stages = ScaleAndRecoveryStages.run(settings,
+                TodoScaleBenchmark.Sizes.fromSystemProperties(), RecoveryTimeBenchmark.Sizes.fromSystemProperties());
+        System.out.println(ScaleAndRecoveryStages.markdown(stages));
+        assertThat(stages.recovery().inconsistent()).isEmpty();
+        assertThat(stages.recovery().invariantViolations()).isEmpty();
     }
 }

@@ -38,4 +38,31 @@ class BenchmarkSmokeTest {
         assertThat(output.resolve(LatencyChart.FILE)).isNotEmptyFile();
         assertThat(Files.readString(output.resolve("summary.md"))).contains("| 1 |");
     }
+
+    @Test
+    void theTodoScaleAndRecoveryStagesRunAtTinySizesAndLeaveBothDatabasesConsistent() throws Exception {
+        Path output = Path.of("target/bench-smoke-stages");
+        ServiceUnderTest.deleteRecursively(output); // the stages append to a report the comparison would have written
+        BenchmarkSettings settings = new BenchmarkSettings(List.of(), Duration.ZERO, Duration.ZERO,
+                List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"), output);
+
+        ScaleAndRecoveryStages.Result result = ScaleAndRecoveryStages.run(settings,
+                new TodoScaleBenchmark.Sizes(200, 2_000, 20, 8, 8, 4, 4, 3), new RecoveryTimeBenchmark.Sizes(6, Duration.ofMinutes(5), Duration.ofSeconds(30)));
+
+        TodoScaleBenchmark.Result todo = result.todoScale();
+        assertThat(todo.projectionRows()).isEqualTo(2_200);
+        assertThat(todo.deepPageReached()).containsEntry(TodoScaleBenchmark.Page.DONE_DEEP, 3);
+        assertThat(todo.withIndexes().pages().values()).allSatisfy(page -> assertThat(page.count()).isEqualTo(8));
+        assertThat(todo.withIndexes().explain().get(TodoScaleBenchmark.Page.TODO_FIRST)).contains("task_projection");
+        RecoveryTimeBenchmark.Result recovery = result.recovery();
+        assertThat(recovery.applications()).isEqualTo(6);
+        assertThat(recovery.heldBeforeDecision() + recovery.heldAfterDecision()).isEqualTo(6);
+        assertThat(recovery.preparedBusinessAtHalt()).isEqualTo(6);
+        assertThat(recovery.preparedWorkflowAtHalt()).isEqualTo(6);
+        assertThat(recovery.committedOnBoth()).isEqualTo(recovery.heldAfterDecision());
+        assertThat(recovery.abortedOnBoth()).isEqualTo(recovery.heldBeforeDecision());
+        assertThat(recovery.inconsistent()).isEmpty();
+        assertThat(recovery.invariantViolations()).isEmpty();
+        assertThat(Files.readString(output.resolve("summary.md"))).contains("## Recovery time");
+    }
 }

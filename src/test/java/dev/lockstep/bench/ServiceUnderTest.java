@@ -66,10 +66,20 @@ final class ServiceUnderTest implements Closeable {
             throws IOException {
         Path home = settings.outputDir().resolve("var-" + name).toAbsolutePath();
         deleteRecursively(home);
+        return start(deployment, settings, home, name + "-service.log", List.of(), extraArgs);
+    }
+
+    /**
+     * Starts the service on {@code home} as it is: a fresh directory, or the data and coordinator log a
+     * previous (halted) service left there. {@code jvmArgs} go before the launch, e.g. a Java agent.
+     */
+    static ServiceUnderTest start(Deployment deployment, BenchmarkSettings settings, Path home, String logName,
+            List<String> jvmArgs, List<String> extraArgs) throws IOException {
         Files.createDirectories(home);
         int httpPort = freePort();
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx768m"));
+        command.addAll(jvmArgs);
         command.addAll(settings.launch());
         command.addAll(List.of("--lockstep.mode=" + deployment.mode, "--lockstep.home=" + home, "--server.port=" + httpPort,
                 "--lockstep.tm.unique-name=lockstep-bench.tm", "--logging.level.root=WARN"));
@@ -81,7 +91,7 @@ final class ServiceUnderTest implements Closeable {
         });
         command.addAll(extraArgs);
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(settings.outputDir().resolve(name + "-service.log").toFile()).start();
+                .redirectOutput(settings.outputDir().resolve(logName).toFile()).start();
         ServiceUnderTest service = new ServiceUnderTest(deployment, httpPort, urls, process);
         service.awaitHealthy();
         return service;
@@ -129,6 +139,11 @@ final class ServiceUnderTest implements Closeable {
         throw new IllegalStateException(deployment + " service not healthy within " + STARTUP_LIMIT);
     }
 
+    /** Waits for the JVM to end by itself (a Byteman rule halted it); false when it still runs after {@code limit}. */
+    boolean awaitExit(Duration limit) throws InterruptedException {
+        return process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     @Override
     public void close() {
         process.destroy();
@@ -158,7 +173,7 @@ final class ServiceUnderTest implements Closeable {
         }
     }
 
-    private static void deleteRecursively(Path directory) throws IOException {
+    static void deleteRecursively(Path directory) throws IOException {
         if (!Files.exists(directory)) {
             return;
         }
