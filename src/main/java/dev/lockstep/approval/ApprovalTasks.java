@@ -73,10 +73,7 @@ public class ApprovalTasks {
         Held held = holdOffered(taskId, caller);
         journal.enter("complete", held.application().getId(), requestId, caller);
         OpenTask task = held.task();
-        if (task.delegated()) {
-            throw ApiException.conflict("TASK_DELEGATED", "Task " + taskId + " is delegated to " + task.assignee()
-                    + "; the delegate resolves it back to " + task.owner() + ", who then decides.");
-        }
+        refuseDelegated(task);
         if (task.assignee() == null) {
             process.claim(taskId, caller.id());
         }
@@ -96,9 +93,14 @@ public class ApprovalTasks {
         return ApplicationView.of(applications.findById(application.getId()).orElseThrow());
     }
 
-    /** The earlier steps the caller may return this task to; only for whoever may decide the task. */
+    /**
+     * The earlier steps the caller may return this task to; only for whoever may decide the task, and
+     * refused like the return itself while the task is delegated.
+     */
     public List<ReturnTarget> returnTargets(String taskId, Caller caller) {
-        requireOffered(openTask(taskId), caller);
+        OpenTask task = openTask(taskId);
+        requireOffered(task, caller);
+        refuseDelegated(task);
         return process.returnTargets(taskId);
     }
 
@@ -250,7 +252,7 @@ public class ApprovalTasks {
     private static void refuseDelegated(OpenTask task) {
         if (task.delegated()) {
             throw ApiException.conflict("TASK_DELEGATED", "Task " + task.id() + " is delegated to " + task.assignee()
-                    + " and must be resolved back to " + task.owner() + " first.");
+                    + "; the delegate resolves it back to " + task.owner() + ", who then decides.");
         }
     }
 

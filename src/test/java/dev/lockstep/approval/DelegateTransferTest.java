@@ -57,6 +57,9 @@ class DelegateTransferTest {
         Api.Response delegateDecides = complete(api, "carol", task, "APPROVE");
         assertThat(delegateDecides.status()).isEqualTo(409);
         assertThat(delegateDecides.json().get("code").asString()).isEqualTo("TASK_DELEGATED");
+        Api.Response delegateAsksWhereToReturn = api.get("carol", "/api/tasks/" + task + "/return-targets");
+        assertThat(delegateAsksWhereToReturn.status()).isEqualTo(409);
+        assertThat(delegateAsksWhereToReturn.json().get("code").asString()).isEqualTo("TASK_DELEGATED");
         Api.Response strangerResolves = api.post("dave", "/api/tasks/" + task + "/resolve", "{}", key());
         assertThat(strangerResolves.json().get("code").asString()).isEqualTo("NOT_THE_ASSIGNEE");
 
