@@ -49,6 +49,7 @@ public class Application {
     private BigDecimal countersignRatio;
     /** Comma-separated user ids (signer ids cannot contain a comma). */
     private String countersignSigners;
+    private boolean countersignManagerReview;
     @Column(name = "row_version")
     private long rowVersion;
     private Instant createdAt;
@@ -71,6 +72,7 @@ public class Application {
             application.countersignPolicy = countersign.policy();
             application.countersignRatio = countersign.ratio();
             application.countersignSigners = String.join(",", countersign.signers());
+            application.countersignManagerReview = countersign.managerReview();
         }
         application.approvalStatus = ApprovalStatus.DRAFT;
         application.publishStatus = PublishStatus.NOT_STARTED;
@@ -146,7 +148,8 @@ public class Application {
     /** The countersign step this application runs, or null for the standard chain. */
     public Countersign getCountersign() {
         return countersignPolicy == null ? null
-                : new Countersign(List.of(countersignSigners.split(",")), countersignPolicy, countersignRatio);
+                : new Countersign(List.of(countersignSigners.split(",")), countersignPolicy, countersignRatio,
+                        countersignManagerReview);
     }
 
     public String getClosedReason() {

@@ -229,6 +229,11 @@ public class ApprovalTasks {
         if (!caller.hasRole(Roles.ADMIN) && signerTask(application.getProcessInstanceId(), caller.id()).isEmpty()) {
             throw ApiException.forbidden("NOT_A_SIGNER", "Only an outstanding signer or an administrator changes the signers.");
         }
+        if (process.openTasks(application.getProcessInstanceId()).stream()
+                .noneMatch(task -> ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey()))) {
+            throw ApiException.conflict("COUNTERSIGN_NOT_STARTED", "Application " + applicationId
+                    + " is still at its manager approval; signers change once the countersign runs.");
+        }
         return applications.findById(applicationId).orElseThrow();
     }
 

@@ -67,8 +67,7 @@ public class ApprovalProcess {
             if (countersign.ratio() != null) {
                 variables.put(CountersignRule.RATIO, countersign.ratio().toPlainString());
             }
-            variables.put(CountersignRule.APPROVALS, 0);
-            variables.put(CountersignRule.REJECTIONS, 0);
+            variables.put(CountersignRule.MANAGER_REVIEW, countersign.managerReview());
         }
         ProcessInstance instance = runtime.startProcessInstanceByKey(countersign == null ? PROCESS_KEY : COUNTERSIGN_PROCESS_KEY,
                 businessKey, variables);

@@ -20,6 +20,16 @@ public class CountersignRule {
     static final String RATIO = "countersignRatio";
     static final String APPROVALS = "approvals";
     static final String REJECTIONS = "rejections";
+    static final String MANAGER_REVIEW = "managerReview";
+
+    /**
+     * Take listener on every flow into the countersign: the step starts with no decisions counted, also
+     * when it is entered again after a return cancelled a round that had counted some.
+     */
+    public void open(DelegateExecution execution) {
+        execution.setVariable(APPROVALS, 0);
+        execution.setVariable(REJECTIONS, 0);
+    }
 
     /** Task listener on complete: the signer's decision has just been set as {@code decision}. */
     public void count(DelegateExecution execution, String decision) {

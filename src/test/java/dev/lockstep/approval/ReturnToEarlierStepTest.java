@@ -4,7 +4,6 @@ import static dev.lockstep.approval.ApiFlows.complete;
 import static dev.lockstep.approval.ApiFlows.createDraft;
 import static dev.lockstep.approval.ApiFlows.openTaskId;
 import static dev.lockstep.approval.ApiFlows.submit;
-import static dev.lockstep.todo.ProjectionAssertions.allRows;
 import static dev.lockstep.todo.ProjectionAssertions.assertProjectionEqualsRebuild;
 import static dev.lockstep.todo.ProjectionAssertions.row;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -195,7 +194,7 @@ class ReturnToEarlierStepTest {
         approve("bob", processInstanceId, MANAGER);
         String legal = openTaskId(db, processInstanceId, LEGAL);
         approve("dave", processInstanceId, FINANCE);
-        Snapshot before = snapshot(id, processInstanceId);
+        ReturnSnapshot before = snapshot(id, processInstanceId);
 
         assertRefused(returnTask("carol", legal, FINAL, "RERUN", "not passed yet"), 422, "RETURN_TARGET_NOT_ALLOWED");
         assertRefused(returnTask("carol", legal, "noSuchStep", "RERUN", "nonsense"), 422, "RETURN_TARGET_NOT_ALLOWED");
@@ -230,7 +229,7 @@ class ReturnToEarlierStepTest {
                 String.class, processInstanceId);
         complete(api, "carol", db.workflow().queryForObject(
                 "select id_ from act_ru_task where proc_inst_id_ = ? and assignee_ = 'carol'", String.class, processInstanceId), "APPROVE");
-        Snapshot before = snapshot(id, processInstanceId);
+        ReturnSnapshot before = snapshot(id, processInstanceId);
 
         assertThat(targetIds("bob", bobs)).isEmpty();
         assertRefused(returnTask("bob", bobs, "countersign", "RERUN", "sign again"), 422, "RETURN_TARGET_NOT_ALLOWED");
@@ -267,7 +266,7 @@ class ReturnToEarlierStepTest {
         String processInstanceId = submitAndPassManager(id);
         approve("dave", processInstanceId, FINANCE);
         String legal = openTaskId(db, processInstanceId, LEGAL);
-        Snapshot before = snapshot(id, processInstanceId);
+        ReturnSnapshot before = snapshot(id, processInstanceId);
         faults.failAfter("approvalProcess", "returnTo");
 
         Api.Response failed = returnTask("carol", legal, MANAGER, "JUMP_BACK", "will fail");
@@ -280,24 +279,8 @@ class ReturnToEarlierStepTest {
         assertProjectionEqualsRebuild(api, db);
     }
 
-    /** Everything a return would change, read with plain SQL from both databases. */
-    private record Snapshot(List<Map<String, Object>> projection, List<Map<String, Object>> tasks, List<Map<String, Object>> executions,
-            List<Map<String, Object>> taskHistory, List<Map<String, Object>> variables, List<Map<String, Object>> records,
-            Map<String, Object> application) {
-    }
-
-    private Snapshot snapshot(long id, String processInstanceId) {
-        return new Snapshot(allRows(db),
-                db.workflow().queryForList("select id_, task_def_key_, assignee_, rev_ from act_ru_task where proc_inst_id_ = ? order by id_",
-                        processInstanceId),
-                db.workflow().queryForList("select id_, act_id_, is_active_, rev_ from act_ru_execution where proc_inst_id_ = ? order by id_",
-                        processInstanceId),
-                db.workflow().queryForList("select id_, end_time_, delete_reason_ from act_hi_taskinst where proc_inst_id_ = ? order by id_",
-                        processInstanceId),
-                db.workflow().queryForList("select name_, text_, rev_ from act_ru_variable where proc_inst_id_ = ? order by name_, id_",
-                        processInstanceId),
-                db.business().queryForList("select * from approval_record where application_id = ? order by id", id),
-                db.business().queryForMap("select * from application where id = ?", id));
+    private ReturnSnapshot snapshot(long id, String processInstanceId) {
+        return ReturnSnapshot.of(db, id, processInstanceId);
     }
 
     private String submitAndPassManager(long id) {
@@ -373,11 +356,6 @@ class ReturnToEarlierStepTest {
     }
 
     private void assertNoRuntimeRows(String processInstanceId) {
-        for (String table : List.of("act_ru_execution", "act_ru_task", "act_ru_variable")) {
-            assertThat(db.workflow().queryForObject("select count(*) from " + table + " where proc_inst_id_ = ?", Integer.class,
-                    processInstanceId)).as(table).isZero();
-        }
-        assertThat(db.workflow().queryForObject("select count(*) from act_ru_identitylink where proc_inst_id_ = ?", Integer.class,
-                processInstanceId)).isZero();
+        ReturnSnapshot.assertNoRuntimeRows(db, processInstanceId);
     }
 }

@@ -37,6 +37,46 @@ class ReturnTargetsTest {
     }
 
     @Test
+    void countersignOffersTheManagerReviewBeforeItButNeverItself() throws IOException {
+        ReturnTargets targets;
+        try (InputStream bpmn = getClass().getResourceAsStream("/processes/countersign-approval.bpmn20.xml")) {
+            targets = new ReturnTargets(parse(bpmn.readAllBytes()));
+        }
+
+        assertThat(targets.allowed("countersign", Set.of("managerApproval", "countersign")))
+                .as("a later round: signers of the cancelled one completed countersign tasks")
+                .containsExactly(new ReturnTarget("managerApproval", "Manager approval"));
+        assertThat(targets.allowed("countersign", Set.of("countersign"))).as("no manager review chosen: nothing before it").isEmpty();
+        assertThat(targets.allowed("countersign", Set.of())).isEmpty();
+        assertThat(targets.allowed("managerApproval", Set.of())).as("nothing before the manager").isEmpty();
+        assertThat(targets.entryOf(targets.node("countersign")).getId()).isEqualTo("countersign");
+    }
+
+    @Test
+    void aMultiInstanceStepIsNeverATarget() {
+        ReturnTargets targets = new ReturnTargets(parse("""
+                <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+                  <process id="signThenApprove" isExecutable="true">
+                    <startEvent id="start"/>
+                    <sequenceFlow id="f1" sourceRef="start" targetRef="a"/>
+                    <userTask id="a" name="A"/>
+                    <sequenceFlow id="f2" sourceRef="a" targetRef="sign"/>
+                    <userTask id="sign" name="Sign">
+                      <multiInstanceLoopCharacteristics isSequential="false"><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics>
+                    </userTask>
+                    <sequenceFlow id="f3" sourceRef="sign" targetRef="b"/>
+                    <userTask id="b" name="B"/>
+                    <sequenceFlow id="f4" sourceRef="b" targetRef="end"/>
+                    <endEvent id="end"/>
+                  </process>
+                </definitions>
+                """.getBytes(StandardCharsets.UTF_8)));
+
+        assertThat(ids(targets.allowed("b", Set.of("a", "sign")))).containsExactly("a");
+        assertThat(ids(targets.allowed("sign", Set.of("a", "sign")))).containsExactly("a");
+    }
+
+    @Test
     void aStepInsideNestedParallelSectionsIsEnteredAtTheOutermostFork() {
         ReturnTargets targets = new ReturnTargets(parse("""
                 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
