@@ -1,6 +1,6 @@
--- Oracle counterpart of db/business/V205__countersign_manager_review.sql (0 = false, 1 = true).
+-- Oracle counterpart of db/business/V205__countersign_manager_review.sql (BOOLEAN as in V1, Oracle 23ai).
 ALTER TABLE application ADD (
-    countersign_manager_review NUMBER(1) DEFAULT 0 NOT NULL CHECK (countersign_manager_review IN (0, 1))
+    countersign_manager_review BOOLEAN DEFAULT FALSE NOT NULL
 );
 ALTER TABLE application ADD CONSTRAINT ck_application_countersign_manager_review
-    CHECK (countersign_manager_review = 0 OR countersign_policy IS NOT NULL);
+    CHECK (countersign_manager_review = FALSE OR countersign_policy IS NOT NULL);

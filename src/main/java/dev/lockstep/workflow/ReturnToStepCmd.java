@@ -13,7 +13,8 @@ import org.activiti.engine.impl.persistence.entity.TaskEntity;
  * 任意节点驳回: sends a running process back from an open task to an earlier step (seed 003's jump
  * command, made safe for parallel sections). Every execution below the process instance is
  * cancelled with the reason — the task's own, sibling branches with their tasks, and the inactive
- * executions waiting at a join, which would otherwise make the join fire early or hang — and one
+ * executions waiting at a join, which would otherwise make the join fire early or hang, and a
+ * multi-instance root with all its instances and loop variables — and one
  * new execution starts at the target's entry: the user task, or the fork of the parallel section
  * it runs in. The mode stays with the process as {@link #JUMP_BACK_TO}, read by the routing gateway
  * after the target step.

@@ -6,6 +6,7 @@ import static dev.lockstep.approval.ApiFlows.submit;
 import static dev.lockstep.todo.ProjectionAssertions.assertProjectionEqualsRebuild;
 import static dev.lockstep.todo.ProjectionAssertions.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.support.Api;
 import dev.lockstep.support.InjectedFaults;
@@ -171,6 +172,10 @@ class CountersignReturnTest {
                 .isFalse();
         assertThat(openTaskKeys(submit(api, plain))).as("without the review the countersign is the first step")
                 .containsExactly(COUNTERSIGN, COUNTERSIGN);
+        long standard = ApiFlows.createDraft(api, "LOW", false);
+        assertThatThrownBy(() -> db.business().update("update application set countersign_manager_review = true where id = ?", standard))
+                .as("only a countersign application has a manager review before it")
+                .hasMessageContaining("ck_application_countersign_manager_review");
         Api.Response wrongType = api.post("alice", "/api/applications", body("""
                 {"signers": ["bob"], "policy": "ALL", "managerReview": "sometimes"}"""));
         assertThat(wrongType.status()).isEqualTo(400);
