@@ -25,7 +25,7 @@ record BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration m
         List<Integer> levels = Arrays.stream(System.getProperty("bench.clients", "1,4,16,32").split(","))
                 .map(String::trim).map(Integer::valueOf).toList();
         Duration warmup = Duration.ofSeconds(Long.getLong("bench.warmup-seconds", 15));
-        Duration measure = Duration.ofSeconds(Long.getLong("bench.measure-seconds", 40));
+        Duration measure = Duration.ofSeconds(Long.getLong("bench.measure-seconds", 35));
         String jar = System.getProperty("bench.jar");
         List<String> launch = jar == null || jar.isBlank() ? defaultLaunch : List.of("-jar", jar);
         return new BenchmarkSettings(levels, warmup, measure, launch,

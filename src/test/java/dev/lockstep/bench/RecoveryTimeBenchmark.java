@@ -22,8 +22,10 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import tools.jackson.databind.json.JsonMapper;
@@ -60,7 +62,25 @@ final class RecoveryTimeBenchmark {
     record Result(int transactions, int applications, long maxTimeoutSeconds, long heldBeforeDecision, long heldAfterDecision,
             long preparedBusinessAtHalt, long preparedWorkflowAtHalt, double secondsToHealthy,
             double secondsToDecidedResolved, double secondsToNoPrepared, long committedOnBoth,
-            long abortedOnBoth, List<String> inconsistent, List<String> invariantViolations) {
+            long abortedOnBoth, List<String> inconsistent, List<String> invariantViolations, List<String> answeredSubmits) {
+    }
+
+    /** Where one application's submit landed, read with plain SQL on each database. */
+    private record SubmitState(boolean submittedInBusiness, boolean processInWorkflow) {
+
+        static SubmitState of(Connection business, Connection workflow, long id) throws SQLException {
+            return new SubmitState(!"DRAFT".equals(string(business, "select approval_status from application where id = ?", id)),
+                    string(workflow, "select count(*) from act_hi_procinst where business_key_ = ?", Long.toString(id)).equals("1"));
+        }
+
+        @Override
+        public String toString() {
+            return "submitted in business " + submittedInBusiness + ", process in workflow " + processInWorkflow;
+        }
+    }
+
+    /** Applications whose submit the rule held (no answer), and those whose submit answered (with its status). */
+    private record Submitted(List<Long> held, Map<Long, Integer> answered) {
     }
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -84,13 +104,13 @@ final class RecoveryTimeBenchmark {
                 "--lockstep.embedded.max-prepared-transactions=" + (sizes.transactions() + 20),
                 "--lockstep.tm.max-timeout=" + sizes.maxTimeout().toSeconds() + "s");
 
-        List<Long> applications;
+        Submitted submitted;
         long preparedBusiness;
         long preparedWorkflow;
         try (ServiceUnderTest halting = ServiceUnderTest.start(ServiceUnderTest.Deployment.XA, settings, home,
                 "recovery-halted-service.log", List.of("-javaagent:" + bytemanJar() + "=script:" + rules), capacity)) {
             Files.createFile(arm);
-            applications = submitUntilHalted(halting, sizes);
+            submitted = submitUntilHalted(halting, sizes);
             // the halted JVM's PostgreSQL servers are separate processes and still run: count what it left
             preparedBusiness = preparedCount(halting.jdbcUrls.get("lockstep_business"));
             preparedWorkflow = preparedCount(halting.jdbcUrls.get("lockstep_workflow"));
@@ -125,46 +145,58 @@ final class RecoveryTimeBenchmark {
                 long committed = 0;
                 long aborted = 0;
                 List<String> inconsistent = new ArrayList<>();
-                for (long id : applications) {
-                    boolean submittedInBusiness = !"DRAFT".equals(string(b, "select approval_status from application where id = ?", id));
-                    boolean processInWorkflow = string(w, "select count(*) from act_hi_procinst where business_key_ = ?",
-                            Long.toString(id)).equals("1");
-                    if (submittedInBusiness && processInWorkflow) {
+                for (long id : submitted.held()) {
+                    SubmitState state = SubmitState.of(b, w, id);
+                    if (state.submittedInBusiness() && state.processInWorkflow()) {
                         committed++;
-                    } else if (!submittedInBusiness && !processInWorkflow) {
+                    } else if (!state.submittedInBusiness() && !state.processInWorkflow()) {
                         aborted++;
                     } else {
-                        inconsistent.add("application " + id + ": submitted in business " + submittedInBusiness
-                                + ", process in workflow " + processInWorkflow);
+                        inconsistent.add("application " + id + ": " + state);
+                    }
+                }
+                List<String> answered = new ArrayList<>();
+                for (Map.Entry<Long, Integer> submit : submitted.answered().entrySet()) {
+                    long id = submit.getKey();
+                    SubmitState state = SubmitState.of(b, w, id);
+                    answered.add("application " + id + ": HTTP " + submit.getValue() + ", " + state);
+                    if (state.submittedInBusiness() != state.processInWorkflow()) {
+                        inconsistent.add("application " + id + " (answered " + submit.getValue() + "): " + state);
                     }
                 }
                 InvariantChecker.Result invariants = new InvariantChecker().check(b, w, false);
-                return new Result(sizes.transactions(), applications.size(), sizes.maxTimeout().toSeconds(), heldBefore,
+                return new Result(sizes.transactions(), submitted.held().size(), sizes.maxTimeout().toSeconds(), heldBefore,
                         heldAfter, preparedBusiness, preparedWorkflow, toHealthy,
-                        toDecidedResolved == null ? toNoPrepared : toDecidedResolved, toNoPrepared, committed, aborted, inconsistent, invariants.violations());
+                        toDecidedResolved == null ? toNoPrepared : toDecidedResolved, toNoPrepared, committed, aborted, inconsistent,
+                        invariants.violations(), answered);
             }
         }
     }
 
     /**
-     * {@code transactions} clients each create an application and submit it; every submit is held by the
-     * rule, the last one halts the service. Returns the applications whose submit was sent.
+     * {@code transactions} clients each create an application and submit it; the rule holds every submit
+     * and the last one halts the service. A submit that answers was not held (under this load one can
+     * outlive its transaction timeout and roll back): its client records it and submits another
+     * application, so the halt still comes after exactly {@code transactions} held commits.
      */
-    private static List<Long> submitUntilHalted(ServiceUnderTest service, Sizes sizes) throws Exception {
+    private static Submitted submitUntilHalted(ServiceUnderTest service, Sizes sizes) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         List<Long> applications = Collections.synchronizedList(new ArrayList<>());
+        Map<Long, Integer> answered = new ConcurrentHashMap<>();
         ExecutorService clients = Executors.newFixedThreadPool(sizes.transactions());
         try {
             for (int i = 0; i < sizes.transactions(); i++) {
                 clients.submit(() -> {
-                    HttpResponse<String> created = post(http, service.baseUrl() + "/api/applications", CREATE_BODY);
-                    if (created.statusCode() != 201) {
-                        throw new IllegalStateException("create answered " + created.statusCode() + ": " + created.body());
+                    while (!Thread.currentThread().isInterrupted()) { // ends when the halted service stops answering
+                        HttpResponse<String> created = post(http, service.baseUrl() + "/api/applications", CREATE_BODY);
+                        if (created.statusCode() != 201) {
+                            throw new IllegalStateException("create answered " + created.statusCode() + ": " + created.body());
+                        }
+                        long id = JSON.readTree(created.body()).get("id").asLong();
+                        applications.add(id);
+                        answered.put(id, post(http, service.baseUrl() + "/api/applications/" + id + "/submit", "").statusCode());
                     }
-                    long id = JSON.readTree(created.body()).get("id").asLong();
-                    applications.add(id);
-                    // held by the rule until the JVM halts, so no answer is expected
-                    return post(http, service.baseUrl() + "/api/applications/" + id + "/submit", "");
+                    return null;
                 });
             }
             if (!service.awaitExit(sizes.limit())) {
@@ -174,7 +206,8 @@ final class RecoveryTimeBenchmark {
         } finally {
             clients.shutdownNow();
         }
-        return List.copyOf(applications);
+        List<Long> held = applications.stream().filter(id -> !answered.containsKey(id)).toList();
+        return new Submitted(held, Map.copyOf(answered));
     }
 
     private static HttpResponse<String> post(HttpClient http, String url, String body) throws IOException, InterruptedException {

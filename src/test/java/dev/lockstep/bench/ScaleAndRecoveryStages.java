@@ -70,6 +70,10 @@ final class ScaleAndRecoveryStages {
                 recovery.secondsToDecidedResolved(), recovery.secondsToNoPrepared(),
                 recovery.committedOnBoth(), recovery.abortedOnBoth(), recovery.inconsistent().size(),
                 recovery.invariantViolations().size()));
+        if (!recovery.answeredSubmits().isEmpty()) {
+            md.append(format("%n%d submits answered instead of being held (replaced by new ones, checked for consistency too): %s%n",
+                    recovery.answeredSubmits().size(), recovery.answeredSubmits()));
+        }
         return md.toString();
     }
 
