@@ -1,5 +1,6 @@
 package dev.lockstep.web;
 
+import com.atomikos.jdbc.internal.AtomikosSQLException;
 import java.util.List;
 import java.util.Map;
 import org.activiti.engine.ActivitiObjectNotFoundException;
@@ -92,6 +93,14 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<Object> unexpected(Exception e) {
+        if (poolExhausted(e)) {
+            log.warn("no database connection within the borrow timeout: {}", e.toString());
+            ProblemDetail problem = ProblemResponses.problem(HttpStatus.SERVICE_UNAVAILABLE, "DATABASE_BUSY",
+                    "Every connection to a database is in use and none came free in time; nothing was written."
+                            + " Retry later with the same Idempotency-Key.");
+            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1")
+                    .contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+        }
         log.error("unexpected error", e);
         return ProblemResponses.response(ProblemResponses.problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR",
                 "An unexpected error occurred; the transaction was rolled back."));
@@ -134,6 +143,19 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
                 : body instanceof ProblemDetail given && given.getDetail() != null ? given.getDetail() : e.getMessage();
         return ResponseEntity.status(status).headers(headers).contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(ProblemResponses.problem(status, code, detail));
+    }
+
+    /**
+     * Atomikos 6 reports an exhausted XA pool only as an {@code AtomikosSQLException} with this message
+     * (no cause, no subclass), wherever in the engine's or Hibernate's wrapping it surfaces.
+     */
+    private static boolean poolExhausted(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof AtomikosSQLException && String.valueOf(cause.getMessage()).startsWith("Connection pool exhausted")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Map<String, String> fieldError(FieldError error) {

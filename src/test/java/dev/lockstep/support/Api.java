@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -65,7 +66,7 @@ public class Api {
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
-                    response.body());
+                    response.body(), response.headers());
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {
@@ -78,7 +79,12 @@ public class Api {
         return "http://localhost:" + environment.getProperty("local.server.port");
     }
 
-    public record Response(int status, String contentType, String body) {
+    public record Response(int status, String contentType, String body, HttpHeaders headers) {
+
+        /** The first value of a response header, or null. */
+        public String header(String name) {
+            return headers.firstValue(name).orElse(null);
+        }
 
         public JsonNode json() {
             return JSON.readTree(body);
