@@ -50,6 +50,11 @@ public class RecoveryConfiguration {
         config.setMaximumPoolSize(4);
         config.setMinimumIdle(1);
         config.setAutoCommit(true);
+        // The journal writes on the request's path, right before and after the two-phase commit: with the
+        // business database down it must fail in seconds (the use case then fails, or the outcome mark is
+        // skipped), not hold the request for Hikari's default 30 s on top of Atomikos's own retries.
+        config.setConnectionTimeout(2_000);
+        config.setValidationTimeout(1_000);
         return new HikariDataSource(config);
     }
 

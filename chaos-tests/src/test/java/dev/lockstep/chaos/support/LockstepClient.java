@@ -87,8 +87,10 @@ public final class LockstepClient {
     }
 
     public Answer send(String user, String method, String path, String body, String idempotencyKey) {
+        // Above Atomikos's in-request retry budget for a failed commit or rollback (5 retries 10 s apart),
+        // so a scenario that kills a database still sees the answer the service gives after it.
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
-                .timeout(Duration.ofSeconds(60))
+                .timeout(Duration.ofSeconds(90))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
                 .header("Accept", "application/json, application/problem+json")
