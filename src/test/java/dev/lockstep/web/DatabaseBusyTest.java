@@ -6,7 +6,6 @@ import com.atomikos.jdbc.AtomikosDataSourceBean;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -37,6 +36,7 @@ class DatabaseBusyTest {
     @Test
     void aFullPoolAnswers503DatabaseBusyAndWritesNothing() throws Exception {
         int poolSize = businessPool.getMaxPoolSize();
+        CountDownLatch settled = new CountDownLatch(poolSize);
         CountDownLatch release = new CountDownLatch(1);
         List<Thread> holders = new ArrayList<>();
         for (int i = 0; i < poolSize; i++) {
@@ -45,10 +45,12 @@ class DatabaseBusyTest {
                     new TransactionTemplate(transactions).executeWithoutResult(status -> {
                         // the connection stays enlisted in this global transaction until it ends
                         new JdbcTemplate(businessPool).queryForObject("select 1", Integer.class);
+                        settled.countDown();
                         await(release);
                     });
                 } catch (RuntimeException poolAlreadyEmpty) {
                     // another part of the shared service held a connection: the pool is full all the same
+                    settled.countDown();
                 }
             });
             holder.start();
@@ -57,7 +59,8 @@ class DatabaseBusyTest {
         long applicationsBefore;
         Api.Response busy;
         try {
-            assertThat(poolFullWithin(Duration.ofSeconds(30))).as("all pooled connections taken").isTrue();
+            // every holder has a connection, or found none within the borrow timeout: the pool is empty
+            assertThat(settled.await(60, TimeUnit.SECONDS)).as("every holder settled").isTrue();
             applicationsBefore = db.business().queryForObject("select count(*) from application", Long.class);
             busy = api.post("alice", "/api/applications", DRAFT, null);
         } finally {
@@ -72,17 +75,6 @@ class DatabaseBusyTest {
         assertThat(busy.header("Retry-After")).isEqualTo("1");
         assertThat(db.business().queryForObject("select count(*) from application", Long.class)).isEqualTo(applicationsBefore);
         assertThat(api.post("alice", "/api/applications", DRAFT, null).status()).isEqualTo(201);
-    }
-
-    private boolean poolFullWithin(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (businessPool.poolTotalSize() < businessPool.getMaxPoolSize() || businessPool.poolAvailableSize() > 0) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(50);
-        }
-        return true;
     }
 
     private static void await(CountDownLatch latch) {
