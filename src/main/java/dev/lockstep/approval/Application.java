@@ -52,6 +52,8 @@ public class Application {
     private boolean countersignManagerReview;
     @Column(name = "row_version")
     private long rowVersion;
+    /** Locked actions on the running process so far; mirrored in the workflow (workflow/ActionFence). */
+    private long actionSeq;
     private Instant createdAt;
     private Instant updatedAt;
 
@@ -154,6 +156,10 @@ public class Application {
 
     public String getClosedReason() {
         return closedReason;
+    }
+
+    public long getActionSeq() {
+        return actionSeq;
     }
 
     public long getRowVersion() {

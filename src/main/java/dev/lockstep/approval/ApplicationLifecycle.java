@@ -29,17 +29,19 @@ public class ApplicationLifecycle {
     private final BusinessProcessBindingRepository bindings;
     private final ApprovalRecordRepository records;
     private final ApprovalProcess process;
+    private final RunningStepLock runningStep;
     private final TaskSummaries summaries;
     private final UseCaseJournal journal;
     private final Clock clock;
 
     public ApplicationLifecycle(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalRecordRepository records, ApprovalProcess process, TaskSummaries summaries, UseCaseJournal journal,
-            Clock clock) {
+            ApprovalRecordRepository records, ApprovalProcess process, RunningStepLock runningStep, TaskSummaries summaries,
+            UseCaseJournal journal, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
         this.process = process;
+        this.runningStep = runningStep;
         this.summaries = summaries;
         this.journal = journal;
         this.clock = clock;
@@ -74,7 +76,7 @@ public class ApplicationLifecycle {
         }
         Application submitting = load(applicationId);
         StartedProcess started = process.start(submitting.businessKey(), caller.id(), submitting.isSensitive(),
-                submitting.getRiskLevel().name(), submitting.getCountersign());
+                submitting.getRiskLevel().name(), submitting.getCountersign(), submitting.getActionSeq());
         bindings.saveAndFlush(BusinessProcessBinding.active(submitting.businessKey(), started.processInstanceId(),
                 started.processDefinitionId(), submitting.getLifecycleNo(), now));
         applications.markApproving(applicationId, started.processInstanceId(), started.processDefinitionId(),
@@ -114,7 +116,7 @@ public class ApplicationLifecycle {
     }
 
     private void lockRunning(Application application) {
-        if (applications.lockRunningStep(application.getId(), application.getProcessInstanceId(), clock.instant()) == 0) {
+        if (runningStep.lock(application.getId(), application.getProcessInstanceId()).isEmpty()) {
             throw ApiException.conflict("APPLICATION_NOT_RUNNING", "Application " + application.getId()
                     + " is not being approved (status " + load(application.getId()).getApprovalStatus() + ").");
         }

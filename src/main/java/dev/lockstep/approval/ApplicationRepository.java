@@ -45,7 +45,7 @@ public interface ApplicationRepository extends JpaRepository<Application, Long> 
      */
     @Modifying(flushAutomatically = true, clearAutomatically = true)
     @Query("""
-            update Application a set a.rowVersion = a.rowVersion + 1, a.updatedAt = :now
+            update Application a set a.rowVersion = a.rowVersion + 1, a.actionSeq = a.actionSeq + 1, a.updatedAt = :now
              where a.id = :id and a.processInstanceId = :processInstanceId
                and a.approvalStatus = dev.lockstep.approval.ApprovalStatus.APPROVING
             """)

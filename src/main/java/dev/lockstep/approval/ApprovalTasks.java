@@ -35,6 +35,7 @@ public class ApprovalTasks {
     private final ApprovalRecordRepository records;
     private final TaskHandoverRepository handovers;
     private final ApprovalProcess process;
+    private final RunningStepLock runningStep;
     private final TaskProjection projection;
     private final TaskSummaries summaries;
     private final UseCaseJournal journal;
@@ -42,12 +43,13 @@ public class ApprovalTasks {
 
     public ApprovalTasks(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
             ApprovalRecordRepository records, TaskHandoverRepository handovers, ApprovalProcess process,
-            TaskProjection projection, TaskSummaries summaries, UseCaseJournal journal, Clock clock) {
+            RunningStepLock runningStep, TaskProjection projection, TaskSummaries summaries, UseCaseJournal journal, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
         this.handovers = handovers;
         this.process = process;
+        this.runningStep = runningStep;
         this.projection = projection;
         this.summaries = summaries;
         this.journal = journal;
@@ -222,7 +224,7 @@ public class ApprovalTasks {
         if (application.getCountersign() == null) {
             throw ApiException.conflict("NOT_A_COUNTERSIGN", "Application " + applicationId + " has no countersign step.");
         }
-        if (applications.lockRunningStep(applicationId, application.getProcessInstanceId(), clock.instant()) == 0) {
+        if (runningStep.lock(applicationId, application.getProcessInstanceId()).isEmpty()) {
             throw ApiException.conflict("COUNTERSIGN_DECIDED", "The countersign of application " + applicationId
                     + " is already decided; signers can no longer change.");
         }
@@ -286,21 +288,21 @@ public class ApprovalTasks {
     }
 
     private Held holdOffered(String taskId, Caller caller) {
-        requireOffered(openTask(taskId), caller);
         Held held = hold(taskId);
         requireOffered(held.task(), caller);
         return held;
     }
 
-    /** Serializes all actions on one application (parallel tasks meet at a join) via its row lock, then re-reads the task. */
+    /**
+     * Locks the task's application for this action, then re-reads the task: only now does it show what
+     * any concurrent action on the application committed.
+     */
     private Held hold(String taskId) {
-        OpenTask task = openTask(taskId);
-        long applicationId = Long.parseLong(process.businessKeyOf(task.processInstanceId()));
-        if (applications.lockRunningStep(applicationId, task.processInstanceId(), clock.instant()) == 0) {
-            throw ApiException.conflict("APPLICATION_NOT_RUNNING",
-                    "Application " + applicationId + " is no longer being approved.");
-        }
-        return new Held(applications.findById(applicationId).orElseThrow(), openTask(taskId));
+        String processInstanceId = openTask(taskId).processInstanceId();
+        long applicationId = Long.parseLong(process.businessKeyOf(processInstanceId));
+        Application application = runningStep.lock(applicationId, processInstanceId).orElseThrow(() -> ApiException.conflict(
+                "APPLICATION_NOT_RUNNING", "Application " + applicationId + " is no longer being approved."));
+        return new Held(application, openTask(taskId));
     }
 
     private OpenTask openTask(String taskId) {

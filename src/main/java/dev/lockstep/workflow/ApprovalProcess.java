@@ -14,6 +14,7 @@ import org.activiti.engine.RepositoryService;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.TaskService;
 import org.activiti.engine.history.HistoricVariableInstance;
+import org.activiti.engine.impl.persistence.entity.TaskEntity;
 import org.activiti.engine.repository.ProcessDefinition;
 import org.activiti.engine.runtime.ProcessInstance;
 import org.activiti.engine.task.DelegationState;
@@ -58,9 +59,9 @@ public class ApprovalProcess {
      * else the standard chain. Only what the gateways need goes into process variables.
      */
     public StartedProcess start(String businessKey, String applicantId, boolean sensitive, String riskLevel,
-            Countersign countersign) {
+            Countersign countersign, long actionSeq) {
         Map<String, Object> variables = new HashMap<>(Map.of("applicantId", applicantId, "sensitive", sensitive,
-                "riskLevel", riskLevel));
+                "riskLevel", riskLevel, ActionFence.VARIABLE, actionSeq));
         if (countersign != null) {
             variables.put(CountersignRule.SIGNERS, new ArrayList<>(countersign.signers()));
             variables.put(CountersignRule.POLICY, countersign.policy().name());
@@ -77,11 +78,11 @@ public class ApprovalProcess {
 
     public List<OpenTask> openTasks(String processInstanceId) {
         return tasks.createTaskQuery().processInstanceId(processInstanceId).orderByTaskCreateTime().asc().list()
-                .stream().map(this::describe).toList();
+                .stream().flatMap(task -> describe(task.getId()).stream()).toList();
     }
 
     public Optional<OpenTask> findTask(String taskId) {
-        return Optional.ofNullable(tasks.createTaskQuery().taskId(taskId).singleResult()).map(this::describe);
+        return describe(taskId);
     }
 
     /** True when the task once existed and has been completed or cancelled. */
@@ -164,8 +165,19 @@ public class ApprovalProcess {
         runtime.deleteProcessInstance(processInstanceId, outcome + ": " + reason);
     }
 
-    private OpenTask describe(Task task) {
-        List<String> candidateGroups = tasks.getIdentityLinksForTask(task.getId()).stream()
+    /**
+     * The task with its candidate groups, read in one engine command: a task completed between two
+     * separate reads would otherwise have no identity links left to read. Empty once it is gone.
+     */
+    private Optional<OpenTask> describe(String taskId) {
+        return Optional.ofNullable(management.executeCommand(context -> {
+            TaskEntity task = context.getTaskEntityManager().findById(taskId);
+            return task == null ? null : describe(task, task.getIdentityLinks());
+        }));
+    }
+
+    private static OpenTask describe(Task task, List<? extends IdentityLink> links) {
+        List<String> candidateGroups = links.stream()
                         .filter(link -> IdentityLinkType.CANDIDATE.equals(link.getType()) && link.getGroupId() != null)
                         .map(IdentityLink::getGroupId)
                         .toList();

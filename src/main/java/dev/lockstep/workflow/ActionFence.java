@@ -1,0 +1,81 @@
+package dev.lockstep.workflow;
+
+import java.time.Duration;
+import org.activiti.engine.RuntimeService;
+import org.springframework.stereotype.Component;
+
+/**
+ * Makes the action that takes an application's row lock see the workflow as its predecessor left it.
+ *
+ * <p>Actions on one application are serialized by its business row lock, but the two branches of the
+ * predecessor's XA transaction commit one after the other: Atomikos commits the business branch first
+ * (the idempotency record enlists it first) and so releases the lock a moment before the predecessor's
+ * ACT_* changes become visible. Read in that moment, the process looks as it was before the
+ * predecessor acted: a task it completed still open, a claim not yet made. So each action carries a
+ * sequence number in both databases — {@code application.action_seq}, counted up with the lock, and
+ * the process variable {@value #VARIABLE} — and waits until the workflow shows the predecessor's.
+ */
+@Component
+public class ActionFence {
+
+    /** Process variable: the number of the last action on this run that the workflow database holds. */
+    public static final String VARIABLE = "lockstepActionSeq";
+
+    /** Commit of the workflow branch normally follows the business one within milliseconds. */
+    static final Duration PREDECESSOR_WAIT = Duration.ofSeconds(10);
+
+    private final RuntimeService runtime;
+
+    public ActionFence(RuntimeService runtime) {
+        this.runtime = runtime;
+    }
+
+    /**
+     * Called right after the row lock counted this action as number {@code actionSeq}: waits until the
+     * workflow holds action {@code actionSeq - 1}, then records this one in the same XA transaction.
+     *
+     * @throws PredecessorNotVisibleException when the predecessor's workflow commit stays invisible
+     *         (the workflow database stalled in the commit phase; recovery will finish it)
+     */
+    public void enter(String processInstanceId, long actionSeq) {
+        long deadline = System.nanoTime() + PREDECESSOR_WAIT.toNanos();
+        long pauseMillis = 1;
+        Object seen = runtime.getVariable(processInstanceId, VARIABLE);
+        // A run started before the sequence existed has no variable; from now on it has one.
+        while (seen != null && ((Number) seen).longValue() < actionSeq - 1) {
+            if (System.nanoTime() > deadline) {
+                throw new PredecessorNotVisibleException(processInstanceId, actionSeq - 1, ((Number) seen).longValue());
+            }
+            pause(pauseMillis);
+            pauseMillis = Math.min(pauseMillis * 2, 50);
+            seen = runtime.getVariable(processInstanceId, VARIABLE);
+        }
+        if (seen != null && ((Number) seen).longValue() != actionSeq - 1) {
+            throw new IllegalStateException("process " + processInstanceId + " holds action " + seen + " but the business row counts "
+                    + (actionSeq - 1) + "; the two databases disagree on this run's history");
+        }
+        runtime.setVariable(processInstanceId, VARIABLE, actionSeq);
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PredecessorNotVisibleException("interrupted while waiting for the previous action's workflow commit");
+        }
+    }
+
+    /** The previous action on the run committed in the business database but not (yet) in the workflow one. */
+    public static class PredecessorNotVisibleException extends RuntimeException {
+
+        PredecessorNotVisibleException(String processInstanceId, long expected, long seen) {
+            super("process " + processInstanceId + " still shows action " + seen + " after " + PREDECESSOR_WAIT.toSeconds()
+                    + " s; the business database already holds action " + expected);
+        }
+
+        PredecessorNotVisibleException(String message) {
+            super(message);
+        }
+    }
+}
