@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import org.hibernate.Session;
 import org.springframework.stereotype.Repository;
 
@@ -79,37 +80,64 @@ public class TaskProjection {
                 + " order by created_at, task_id", processInstanceId);
     }
 
-    /** Open tasks assigned to the user, or unclaimed and offered to one of their groups; newest first. */
+    /**
+     * Open tasks assigned to the user, or unclaimed and offered to one of their groups; newest first.
+     * Each arm reads at most a page plus one from an ordered index — the user's own tasks from
+     * ix_task_projection_todo_assignee, each group's offers from ix_task_offer_todo (one lateral arm per
+     * group) — and the page is the newest of those: the cost grows with the page size and the number of
+     * the user's groups, not with the number of open tasks.
+     */
     TaskPage todo(String userId, Collection<String> groups, TaskFilter filter, String cursor, int size) {
-        Query query = new Query("state = 'OPEN' and (assignee = ? or (assignee is null and candidate_groups && string_to_array(?, ',')))",
-                userId, String.join(",", groups));
-        return page(query, filter, "created_at", cursor, size);
+        TaskCursor position = cursor == null ? null : TaskCursor.decode(cursor);
+        Query own = filtered(new Query("p.state = 'OPEN' and p.assignee = ?", userId), filter)
+                .after(position, "p.created_at", "p.task_id");
+        Query offered = filtered(new Query("o.group_id = offered_to.group_id"), filter)
+                .after(position, "o.created_at", "o.task_id");
+        String sql = """
+                select p.* from task_projection p join (
+                    (select p.task_id from task_projection p where %s
+                      order by p.created_at desc, p.task_id desc limit ?)
+                    union
+                    (select arm.task_id from unnest(string_to_array(?, ',')) as offered_to(group_id) cross join lateral (
+                        select o.task_id from task_offer o join task_projection p on p.task_id = o.task_id where %s
+                         order by o.created_at desc, o.task_id desc limit ?) arm)
+                ) candidates on candidates.task_id = p.task_id
+                order by p.created_at desc, p.task_id desc limit ?
+                """.formatted(own.where, offered.where);
+        List<Object> args = new ArrayList<>(own.args);
+        args.addAll(List.of(size + 1, String.join(",", groups)));
+        args.addAll(offered.args);
+        args.addAll(List.of(size + 1, size + 1));
+        return page(query(sql, args.toArray()), size, TaskView::createdAt);
     }
 
     /** Tasks the user completed; latest first. */
     TaskPage done(String userId, TaskFilter filter, String cursor, int size) {
-        return page(new Query("state = 'COMPLETED' and assignee = ?", userId), filter, "ended_at", cursor, size);
+        TaskCursor position = cursor == null ? null : TaskCursor.decode(cursor);
+        Query query = filtered(new Query("p.state = 'COMPLETED' and p.assignee = ?", userId), filter)
+                .after(position, "p.ended_at", "p.task_id");
+        List<Object> args = new ArrayList<>(query.args);
+        args.add(size + 1);
+        return page(query("select p.* from task_projection p where " + query.where
+                + " order by p.ended_at desc, p.task_id desc limit ?", args.toArray()), size, TaskView::endedAt);
     }
 
-    private TaskPage page(Query query, TaskFilter filter, String sortColumn, String cursor, int size) {
-        query.andIf(filter.businessType(), "business_type = ?")
-                .andIf(filter.applicantId(), "applicant_id = ?")
-                .andIf(filter.minAmount(), "amount >= ?")
-                .andIf(filter.maxAmount(), "amount <= ?")
-                .andIf(utc(filter.createdFrom()), "created_at >= ?")
-                .andIf(utc(filter.createdBefore()), "created_at < ?");
-        if (cursor != null) {
-            TaskCursor position = TaskCursor.decode(cursor);
-            query.and("(" + sortColumn + ", task_id) < (?, ?)", utc(position.at()), position.taskId());
-        }
-        List<TaskView> rows = query("select * from task_projection where " + query.where + " order by " + sortColumn
-                + " desc, task_id desc limit ?", query.argsWith(size + 1));
+    private static Query filtered(Query query, TaskFilter filter) {
+        return query.andIf(filter.businessType(), "p.business_type = ?")
+                .andIf(filter.applicantId(), "p.applicant_id = ?")
+                .andIf(filter.minAmount(), "p.amount >= ?")
+                .andIf(filter.maxAmount(), "p.amount <= ?")
+                .andIf(utc(filter.createdFrom()), "p.created_at >= ?")
+                .andIf(utc(filter.createdBefore()), "p.created_at < ?");
+    }
+
+    /** The first {@code size} rows, and a cursor after the last of them when a further row was read. */
+    private static TaskPage page(List<TaskView> rows, int size, Function<TaskView, Instant> sortKey) {
         if (rows.size() <= size) {
             return new TaskPage(rows, null);
         }
         TaskView last = rows.get(size - 1);
-        Instant at = "ended_at".equals(sortColumn) ? last.endedAt() : last.createdAt();
-        return new TaskPage(rows.subList(0, size), new TaskCursor(at, last.id()).encode());
+        return new TaskPage(rows.subList(0, size), new TaskCursor(sortKey.apply(last), last.id()).encode());
     }
 
     private int update(String sql, Object... args) {
@@ -184,10 +212,10 @@ public class TaskProjection {
             return value == null ? this : and(condition, value);
         }
 
-        Object[] argsWith(Object last) {
-            List<Object> all = new ArrayList<>(args);
-            all.add(last);
-            return all.toArray();
+        /** Keyset: rows after the cursor in (sort column, task id) descending order. */
+        Query after(TaskCursor position, String sortColumn, String taskIdColumn) {
+            return position == null ? this
+                    : and("(" + sortColumn + ", " + taskIdColumn + ") < (?, ?)", utc(position.at()), position.taskId());
         }
     }
 }

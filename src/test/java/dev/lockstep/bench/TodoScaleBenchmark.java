@@ -73,14 +73,27 @@ final class TodoScaleBenchmark {
     private static final long FIRST_SEEDED_APPLICATION = 1_000_000_000L;
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    /** The indexes the "before" pass drops: all but the primary keys of the projection and its offers table. */
+    private static final String SECONDARY_INDEXES = "tablename in ('task_projection', 'task_offer')"
+            + " and indexname not in ('task_projection_pkey', 'task_offer_pkey')";
+
     /**
      * The served statements as TaskProjection builds them without filters (first page, then with the
-     * keyset cursor), for EXPLAIN only; the latencies come from the real endpoints.
+     * keyset cursor in each %s), for EXPLAIN only; the latencies come from the real endpoints.
      */
-    private static final String TODO_SQL = "select * from task_projection where state = 'OPEN' and (assignee = ? or"
-            + " (assignee is null and candidate_groups && string_to_array(?, ',')))%s order by created_at desc, task_id desc limit ?";
-    private static final String DONE_SQL = "select * from task_projection where state = 'COMPLETED' and assignee = ?%s"
-            + " order by ended_at desc, task_id desc limit ?";
+    private static final String TODO_SQL = """
+            select p.* from task_projection p join (
+                (select p.task_id from task_projection p where p.state = 'OPEN' and p.assignee = ?%s
+                  order by p.created_at desc, p.task_id desc limit ?)
+                union
+                (select arm.task_id from unnest(string_to_array(?, ',')) as offered_to(group_id) cross join lateral (
+                    select o.task_id from task_offer o join task_projection p on p.task_id = o.task_id
+                     where o.group_id = offered_to.group_id%s
+                     order by o.created_at desc, o.task_id desc limit ?) arm)
+            ) candidates on candidates.task_id = p.task_id
+            order by p.created_at desc, p.task_id desc limit ?""";
+    private static final String DONE_SQL = "select p.* from task_projection p where p.state = 'COMPLETED' and p.assignee = ?%s"
+            + " order by p.ended_at desc, p.task_id desc limit ?";
 
     private TodoScaleBenchmark() {
     }
@@ -92,10 +105,8 @@ final class TodoScaleBenchmark {
                 "todo-scale-service.log", List.of(), List.of())) {
             String business = service.jdbcUrls.get("lockstep_business");
             try (Connection db = DriverManager.getConnection(business, "postgres", "")) {
-                List<String> indexes = strings(db, "select indexdef from pg_indexes where tablename = 'task_projection'"
-                        + " and indexname <> 'task_projection_pkey' order by indexname");
-                for (String name : strings(db, "select indexname from pg_indexes where tablename = 'task_projection'"
-                        + " and indexname <> 'task_projection_pkey'")) {
+                List<String> indexes = strings(db, "select indexdef from pg_indexes where " + SECONDARY_INDEXES + " order by indexname");
+                for (String name : strings(db, "select indexname from pg_indexes where " + SECONDARY_INDEXES)) {
                     execute(db, "drop index " + name);
                 }
                 long seedStart = System.nanoTime();
@@ -114,6 +125,7 @@ final class TodoScaleBenchmark {
                     execute(db, index);
                 }
                 execute(db, "analyze task_projection");
+                execute(db, "analyze task_offer");
                 Pass with = measure(db, http, service.baseUrl(), cursors, indexes, sizes.requests(), sizes.warmupRequests());
                 return new Result(sizes, seedSeconds, rows, applications, size, reached, without, with);
             }
@@ -167,6 +179,7 @@ final class TodoScaleBenchmark {
                 sizes.historicTasks() - 1, sizes.groups(), sizes.users(), users, groups));
         execute(db, "vacuum analyze application");
         execute(db, "vacuum analyze task_projection");
+        execute(db, "vacuum analyze task_offer");
     }
 
     /**
@@ -233,12 +246,13 @@ final class TodoScaleBenchmark {
             statement.execute("select pg_stat_clear_snapshot()");
             statement.execute("select pg_stat_force_next_flush()");
             try (ResultSet rows = statement.executeQuery("select indexrelname, idx_scan from pg_stat_user_indexes"
-                    + " where relname = 'task_projection' order by indexrelname")) {
+                    + " where relname in ('task_projection', 'task_offer') order by indexrelname")) {
                 while (rows.next()) {
                     scans.put(rows.getString(1), rows.getLong(2));
                 }
             }
-            try (ResultSet rows = statement.executeQuery("select seq_scan from pg_stat_user_tables where relname = 'task_projection'")) {
+            try (ResultSet rows = statement.executeQuery("select sum(seq_scan) from pg_stat_user_tables"
+                    + " where relname in ('task_projection', 'task_offer')")) {
                 rows.next();
                 scans.put("(sequential scans)", rows.getLong(1));
             }
@@ -248,21 +262,24 @@ final class TodoScaleBenchmark {
 
     private static String explain(Connection db, Page page, String cursor) throws SQLException {
         boolean todo = page == Page.TODO_FIRST || page == Page.TODO_DEEP;
-        String keyset = cursor == null ? "" : " and (" + (todo ? "created_at" : "ended_at") + ", task_id) < (?, ?)";
-        String sql = "explain (analyze, buffers) " + (todo ? TODO_SQL : DONE_SQL).formatted(keyset);
+        String[] position = cursor == null ? null
+                : new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8).split("\\|", 2);
+        String sql = "explain (analyze, buffers) " + (todo
+                ? TODO_SQL.formatted(keyset(position, "p.created_at", "p.task_id"), keyset(position, "o.created_at", "o.task_id"))
+                : DONE_SQL.formatted(keyset(position, "p.ended_at", "p.task_id")));
+        List<Object> args = new ArrayList<>(List.of(CALLERS.get(0)));
+        addKeyset(args, position);
+        if (todo) {
+            args.addAll(List.of(21, CALLER_GROUPS.get(0)));
+            addKeyset(args, position);
+            args.add(21);
+        }
+        args.add(21);
         StringBuilder plan = new StringBuilder();
         try (PreparedStatement statement = db.prepareStatement(sql)) {
-            int p = 1;
-            statement.setString(p++, CALLERS.get(0));
-            if (todo) {
-                statement.setString(p++, CALLER_GROUPS.get(0));
+            for (int i = 0; i < args.size(); i++) {
+                statement.setObject(i + 1, args.get(i));
             }
-            if (cursor != null) {
-                String[] position = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8).split("\\|", 2);
-                statement.setObject(p++, Instant.parse(position[0]).atOffset(java.time.ZoneOffset.UTC));
-                statement.setString(p++, position[1]);
-            }
-            statement.setInt(p, 21);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
                     plan.append(rows.getString(1)).append('\n');
@@ -270,6 +287,17 @@ final class TodoScaleBenchmark {
             }
         }
         return plan.toString();
+    }
+
+    private static String keyset(String[] position, String sortColumn, String taskIdColumn) {
+        return position == null ? "" : " and (" + sortColumn + ", " + taskIdColumn + ") < (?, ?)";
+    }
+
+    private static void addKeyset(List<Object> args, String[] position) {
+        if (position != null) {
+            args.add(Instant.parse(position[0]).atOffset(java.time.ZoneOffset.UTC));
+            args.add(position[1]);
+        }
     }
 
     private static JsonNode get(HttpClient http, String baseUrl, String user, String path, String cursor)

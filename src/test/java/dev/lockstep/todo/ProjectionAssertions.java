@@ -27,6 +27,7 @@ public final class ProjectionAssertions {
 
     /** The whole table, rebuilt by the admin command, must equal what the listeners wrote. */
     public static void assertProjectionEqualsRebuild(Api api, TestDatabases db) {
+        assertOffersMatchProjection(db);
         List<Map<String, Object>> written = allRows(db);
         Api.Response rebuilt = api.post("erin", "/api/admin/task-projection/rebuild", null);
         assertThat(rebuilt.status()).as(rebuilt.toString()).isEqualTo(200);
@@ -34,5 +35,17 @@ public final class ProjectionAssertions {
         assertThat(allRows(db)).isEqualTo(written);
         assertThat(written).hasSize(db.workflow().queryForObject(
                 "select count(*) from act_hi_taskinst where proc_inst_id_ is not null", Integer.class));
+        assertOffersMatchProjection(db);
+    }
+
+    /** task_offer holds exactly one row per candidate group of every open, unclaimed projection row. */
+    public static void assertOffersMatchProjection(TestDatabases db) {
+        String offers = "select task_id, group_id, created_at from task_offer";
+        String expected = "select distinct task_id, unnest(candidate_groups), created_at from task_projection"
+                + " where state = 'OPEN' and assignee is null";
+        assertThat(db.business().queryForList("(" + offers + " except " + expected + ") union all (" + expected + " except " + offers + ")"))
+                .as("task_offer against the open unclaimed projection rows").isEmpty();
+        assertThat(db.business().queryForObject("select count(*) from task_offer", Integer.class))
+                .isEqualTo(db.business().queryForObject("select count(*) from (" + expected + ") e", Integer.class));
     }
 }
