@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.runtime.Execution;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -44,6 +45,13 @@ class CountersignReturnTest {
     @Autowired
     RuntimeService runtime;
 
+    ReturnFlows flows;
+
+    @BeforeEach
+    void flows() {
+        flows = new ReturnFlows(api, db);
+    }
+
     @AfterEach
     void disarm() {
         faults.disarmAll();
@@ -52,12 +60,12 @@ class CountersignReturnTest {
     @Test
     void returningFromOneSignerCancelsEveryInstanceAndTheNextRoundCountsFromZero() {
         long id = createWithManagerReview("ALL");
-        String processInstanceId = submitAndPassManager(id);
+        String processInstanceId = flows.submitAndPassManager(id);
         Map<String, String> round1 = signerTasks(processInstanceId);
         assertThat(round1).containsOnlyKeys("bob", "carol", "dave");
         assertThat(complete(api, "bob", round1.get("bob"), "APPROVE").status()).isEqualTo(200);
         assertThat(variable(processInstanceId, "approvals")).containsExactly("1");
-        assertThat(targetIds("carol", round1.get("carol"))).containsExactly(MANAGER);
+        assertThat(flows.returnTargetIds("carol", round1.get("carol"))).containsExactly(MANAGER);
 
         Api.Response returned = returnTask("carol", round1.get("carol"), "RERUN", "Scope of the agreement changed");
 
@@ -78,7 +86,7 @@ class CountersignReturnTest {
                 .isEqualTo("Manager approval");
         assertProjectionEqualsRebuild(api, db);
 
-        approve("bob", processInstanceId, MANAGER);
+        flows.approve("bob", processInstanceId, MANAGER);
         Map<String, String> round2 = signerTasks(processInstanceId);
         assertThat(round2).containsOnlyKeys("bob", "carol", "dave");
         assertThat(round2.values()).doesNotContainAnyElementsOf(round1.values());
@@ -92,7 +100,7 @@ class CountersignReturnTest {
         assertThat(complete(api, "dave", round2.get("dave"), "APPROVE").status()).isEqualTo(200);
 
         assertThat(status(id)).isEqualTo("APPROVED");
-        assertThat(outcome(processInstanceId)).isEqualTo("APPROVED");
+        assertThat(flows.outcome(processInstanceId)).isEqualTo("APPROVED");
         ReturnSnapshot.assertNoRuntimeRows(db, processInstanceId);
         assertThat(db.business().queryForList("select task_definition_key, decision from approval_record where application_id = ? order by id",
                 id)).extracting(r -> r.get("task_definition_key") + ":" + r.get("decision")).containsExactly(
@@ -108,7 +116,7 @@ class CountersignReturnTest {
         Api.Response tooEarly = addSigner("erin", id, "frank");
         assertThat(tooEarly.status()).as(tooEarly.toString()).isEqualTo(409);
         assertThat(tooEarly.json().get("code").asString()).isEqualTo("COUNTERSIGN_NOT_STARTED");
-        approve("bob", processInstanceId, MANAGER);
+        flows.approve("bob", processInstanceId, MANAGER);
         Map<String, String> round1 = signerTasks(processInstanceId);
         assertThat(complete(api, "carol", round1.get("carol"), "APPROVE").status()).isEqualTo(200);
 
@@ -117,7 +125,7 @@ class CountersignReturnTest {
         assertOnlyTheManagerStepRuns(processInstanceId);
         assertThat(variable(processInstanceId, "jumpBackTo")).as("nothing lies between: the redone manager leads into the countersign anyway")
                 .containsExactly(COUNTERSIGN);
-        approve("bob", processInstanceId, MANAGER);
+        flows.approve("bob", processInstanceId, MANAGER);
         Map<String, String> round2 = signerTasks(processInstanceId);
         assertThat(round2).containsOnlyKeys("bob", "carol", "dave");
         assertThat(variable(processInstanceId, "approvals")).containsExactly("0");
@@ -132,7 +140,7 @@ class CountersignReturnTest {
         assertThat(complete(api, "frank", frank, "REJECT").status()).isEqualTo(200);
 
         assertThat(status(id)).isEqualTo("REJECTED");
-        assertThat(outcome(processInstanceId)).isEqualTo("REJECTED");
+        assertThat(flows.outcome(processInstanceId)).isEqualTo("REJECTED");
         assertThat(row(db, round2.get("carol"))).containsEntry("state", "CANCELED")
                 .containsEntry("end_reason", "Multi-instance complete condition expression passed");
         ReturnSnapshot.assertNoRuntimeRows(db, processInstanceId);
@@ -142,7 +150,7 @@ class CountersignReturnTest {
     @Test
     void aReturnAfterTheCountersignWasDecidedIsRefused() {
         long id = createWithManagerReview("ONE_VETO");
-        String processInstanceId = submitAndPassManager(id);
+        String processInstanceId = flows.submitAndPassManager(id);
         Map<String, String> tasks = signerTasks(processInstanceId);
         assertThat(complete(api, "bob", tasks.get("bob"), "REJECT").status()).isEqualTo(200);
         assertThat(status(id)).isEqualTo("REJECTED");
@@ -170,7 +178,7 @@ class CountersignReturnTest {
                 {"signers": ["bob", "carol"], "policy": "ALL"}""");
         assertThat(db.business().queryForObject("select countersign_manager_review from application where id = ?", Boolean.class, plain))
                 .isFalse();
-        assertThat(openTaskKeys(submit(api, plain))).as("without the review the countersign is the first step")
+        assertThat(flows.openTaskKeys(submit(api, plain))).as("without the review the countersign is the first step")
                 .containsExactly(COUNTERSIGN, COUNTERSIGN);
         long standard = ApiFlows.createDraft(api, "LOW", false);
         assertThatThrownBy(() -> db.business().update("update application set countersign_manager_review = true where id = ?", standard))
@@ -184,14 +192,14 @@ class CountersignReturnTest {
         assertThat(wrongType.json().get("detail").asString()).contains("countersign.managerReview");
 
         String processInstanceId = submit(api, id);
-        assertThat(openTaskKeys(processInstanceId)).containsExactly(MANAGER);
+        assertThat(flows.openTaskKeys(processInstanceId)).containsExactly(MANAGER);
         String manager = openTaskId(db, processInstanceId, MANAGER);
         assertThat(row(db, manager)).containsEntry("candidate_groups", "{managers}");
-        assertThat(targetIds("bob", manager)).isEmpty();
+        assertThat(flows.returnTargetIds("bob", manager)).isEmpty();
         assertThat(complete(api, "bob", manager, "REJECT").status()).isEqualTo(200);
 
         assertThat(status(id)).isEqualTo("REJECTED");
-        assertThat(outcome(processInstanceId)).isEqualTo("REJECTED");
+        assertThat(flows.outcome(processInstanceId)).isEqualTo("REJECTED");
         assertThat(db.workflow().queryForObject("select count(*) from act_hi_taskinst where proc_inst_id_ = ? and task_def_key_ = ?",
                 Integer.class, processInstanceId, COUNTERSIGN)).isZero();
         ReturnSnapshot.assertNoRuntimeRows(db, processInstanceId);
@@ -201,12 +209,12 @@ class CountersignReturnTest {
     @Test
     void theCountersignItselfIsNotATarget() {
         long id = createWithManagerReview("ALL");
-        String processInstanceId = submitAndPassManager(id);
+        String processInstanceId = flows.submitAndPassManager(id);
         String carols = signerTasks(processInstanceId).get("carol");
         ReturnSnapshot before = ReturnSnapshot.of(db, id, processInstanceId);
 
         for (String target : List.of(COUNTERSIGN, "reviewFirst", "submitted")) {
-            Api.Response refused = api.post("carol", "/api/tasks/" + carols + "/return", returnBody(target, "RERUN", "again"), ApiFlows.key());
+            Api.Response refused = flows.returnTask("carol", carols, target, "RERUN", "again");
             assertThat(refused.status()).as(target).isEqualTo(422);
             assertThat(refused.json().get("code").asString()).isEqualTo("RETURN_TARGET_NOT_ALLOWED");
         }
@@ -219,7 +227,7 @@ class CountersignReturnTest {
     @Test
     void aFaultAfterTheEngineReturnedLeavesBothDatabasesUntouched() {
         long id = createWithManagerReview("RATIO");
-        String processInstanceId = submitAndPassManager(id);
+        String processInstanceId = flows.submitAndPassManager(id);
         Map<String, String> tasks = signerTasks(processInstanceId);
         assertThat(complete(api, "bob", tasks.get("bob"), "APPROVE").status()).isEqualTo(200);
         ReturnSnapshot before = ReturnSnapshot.of(db, id, processInstanceId);
@@ -247,7 +255,7 @@ class CountersignReturnTest {
                 .containsExactlyInAnyOrder("-:false:true", MANAGER + ":false:false");
         assertThat(db.workflow().queryForList("select name_ from act_ru_variable where proc_inst_id_ = ?", String.class, processInstanceId))
                 .doesNotContainAnyElementsOf(LOOP_VARIABLES);
-        assertThat(openTaskKeys(processInstanceId)).containsExactly(MANAGER);
+        assertThat(flows.openTaskKeys(processInstanceId)).containsExactly(MANAGER);
         assertThat(row(db, openTaskId(db, processInstanceId, MANAGER))).containsEntry("state", "OPEN")
                 .containsEntry("candidate_groups", "{managers}");
     }
@@ -271,33 +279,12 @@ class CountersignReturnTest {
                 """.formatted(countersign);
     }
 
-    private String submitAndPassManager(long id) {
-        String processInstanceId = submit(api, id);
-        approve("bob", processInstanceId, MANAGER);
-        return processInstanceId;
-    }
-
-    private void approve(String user, String processInstanceId, String taskDefinitionKey) {
-        Api.Response approved = complete(api, user, openTaskId(db, processInstanceId, taskDefinitionKey), "APPROVE");
-        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
-    }
-
     private Api.Response returnTask(String user, String taskId, String mode, String reason) {
-        return api.post(user, "/api/tasks/" + taskId + "/return", returnBody(MANAGER, mode, reason), ApiFlows.key());
-    }
-
-    private static String returnBody(String target, String mode, String reason) {
-        return "{\"targetActivityId\":\"%s\",\"mode\":\"%s\",\"reason\":\"%s\"}".formatted(target, mode, reason);
+        return flows.returnTask(user, taskId, MANAGER, mode, reason);
     }
 
     private Api.Response addSigner(String user, long id, String signer) {
         return api.post(user, "/api/applications/" + id + "/countersign/signers", "{\"userId\":\"" + signer + "\"}", ApiFlows.key());
-    }
-
-    private List<String> targetIds(String user, String taskId) {
-        Api.Response targets = api.get(user, "/api/tasks/" + taskId + "/return-targets");
-        assertThat(targets.status()).as(targets.toString()).isEqualTo(200);
-        return targets.json().get("targets").valueStream().map(target -> target.get("id").asString()).toList();
     }
 
     /** Signer → open countersign task id. */
@@ -305,11 +292,6 @@ class CountersignReturnTest {
         return db.workflow().queryForList("select assignee_, id_ from act_ru_task where proc_inst_id_ = ? and task_def_key_ = ?",
                 processInstanceId, COUNTERSIGN).stream()
                 .collect(Collectors.toMap(r -> (String) r.get("assignee_"), r -> (String) r.get("id_")));
-    }
-
-    private List<String> openTaskKeys(String processInstanceId) {
-        return db.workflow().queryForList("select task_def_key_ from act_ru_task where proc_inst_id_ = ? order by task_def_key_",
-                String.class, processInstanceId);
     }
 
     /** The multi-instance root's own loop variable. */
@@ -326,10 +308,5 @@ class CountersignReturnTest {
 
     private String status(long id) {
         return db.business().queryForObject("select approval_status from application where id = ?", String.class, id);
-    }
-
-    private String outcome(String processInstanceId) {
-        return db.workflow().queryForObject("select text_ from act_hi_varinst where proc_inst_id_ = ? and name_ = 'outcome'",
-                String.class, processInstanceId);
     }
 }

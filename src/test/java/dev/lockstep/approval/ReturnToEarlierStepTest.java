@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.activiti.engine.RuntimeService;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -41,6 +42,13 @@ class ReturnToEarlierStepTest {
     @Autowired
     RuntimeService runtime;
 
+    ReturnFlows flows;
+
+    @BeforeEach
+    void flows() {
+        flows = new ReturnFlows(api, db);
+    }
+
     @AfterEach
     void disarm() {
         faults.disarmAll();
@@ -49,12 +57,12 @@ class ReturnToEarlierStepTest {
     @Test
     void returningFromLegalCancelsTheOpenFinanceBranchAndRecreatesTheManagerTask() {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submitAndPassManager(id);
+        String processInstanceId = flows.submitAndPassManager(id);
         String legal = openTaskId(db, processInstanceId, LEGAL);
         String finance = openTaskId(db, processInstanceId, FINANCE);
-        assertThat(targetIds("carol", legal)).containsExactly(MANAGER);
+        assertThat(flows.returnTargetIds("carol", legal)).containsExactly(MANAGER);
 
-        Api.Response returned = returnTask("carol", legal, MANAGER, "RERUN", "Wrong contract attached");
+        Api.Response returned = flows.returnTask("carol", legal, MANAGER, "RERUN", "Wrong contract attached");
 
         assertThat(returned.status()).as(returned.toString()).isEqualTo(200);
         assertThat(returned.json().get("approvalStatus").asString()).isEqualTo("APPROVING");
@@ -64,7 +72,7 @@ class ReturnToEarlierStepTest {
         assertThat(row(db, finance)).containsEntry("state", "CANCELED").containsEntry("end_reason", reason);
         assertThat(db.workflow().queryForList("select delete_reason_ from act_hi_taskinst where id_ in (?, ?)", String.class,
                 legal, finance)).containsOnly(reason);
-        assertThat(openTaskKeys(processInstanceId)).containsExactly(MANAGER);
+        assertThat(flows.openTaskKeys(processInstanceId)).containsExactly(MANAGER);
         String manager = openTaskId(db, processInstanceId, MANAGER);
         assertThat(row(db, manager)).containsEntry("state", "OPEN").containsEntry("candidate_groups", "{managers}");
         assertThat(executionsAt(processInstanceId, "reviewJoin")).isZero();
@@ -78,10 +86,10 @@ class ReturnToEarlierStepTest {
                 .isEqualTo("Manager approval");
         assertProjectionEqualsRebuild(api, db);
 
-        approve("bob", processInstanceId, MANAGER);
-        assertThat(openTaskKeys(processInstanceId)).as("RERUN goes through both reviews again").containsExactlyInAnyOrder(LEGAL, FINANCE);
+        flows.approve("bob", processInstanceId, MANAGER);
+        assertThat(flows.openTaskKeys(processInstanceId)).as("RERUN goes through both reviews again").containsExactlyInAnyOrder(LEGAL, FINANCE);
         approveBothReviews(processInstanceId);
-        approve("frank", processInstanceId, FINAL);
+        flows.approve("frank", processInstanceId, FINAL);
         assertApprovedAndGone(id, processInstanceId);
         assertProjectionEqualsRebuild(api, db);
     }
@@ -89,30 +97,30 @@ class ReturnToEarlierStepTest {
     @Test
     void returningFromLegalAfterFinanceApprovedLeavesNoExecutionWaitingAtTheJoin() {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submitAndPassManager(id);
-        approve("dave", processInstanceId, FINANCE);
+        String processInstanceId = flows.submitAndPassManager(id);
+        flows.approve("dave", processInstanceId, FINANCE);
         assertThat(executionsAt(processInstanceId, "reviewJoin")).as("finance waits at the join").isEqualTo(1);
         String legal = openTaskId(db, processInstanceId, LEGAL);
 
-        Api.Response returned = returnTask("carol", legal, MANAGER, "JUMP_BACK", "Ask the manager about the budget");
+        Api.Response returned = flows.returnTask("carol", legal, MANAGER, "JUMP_BACK", "Ask the manager about the budget");
 
         assertThat(returned.status()).as(returned.toString()).isEqualTo(200);
         assertThat(executionsAt(processInstanceId, "reviewJoin")).isZero();
         assertThat(db.workflow().queryForObject("select count(*) from act_ru_execution where proc_inst_id_ = ? and act_id_ = 'reviewJoin'",
                 Integer.class, processInstanceId)).isZero();
-        assertThat(openTaskKeys(processInstanceId)).containsExactly(MANAGER);
+        assertThat(flows.openTaskKeys(processInstanceId)).containsExactly(MANAGER);
         assertThat(processVariable(processInstanceId, "jumpBackTo")).containsExactly("reviewFork");
         assertProjectionEqualsRebuild(api, db);
 
-        approve("bob", processInstanceId, MANAGER);
+        flows.approve("bob", processInstanceId, MANAGER);
         assertThat(processVariable(processInstanceId, "jumpBackTo")).as("consumed by the jump").isEmpty();
-        assertThat(openTaskKeys(processInstanceId)).as("a step inside the fork re-runs both branches")
+        assertThat(flows.openTaskKeys(processInstanceId)).as("a step inside the fork re-runs both branches")
                 .containsExactlyInAnyOrder(LEGAL, FINANCE);
-        approve("carol", processInstanceId, LEGAL);
-        assertThat(openTaskKeys(processInstanceId)).as("the join waits for the new finance review, not the old one")
+        flows.approve("carol", processInstanceId, LEGAL);
+        assertThat(flows.openTaskKeys(processInstanceId)).as("the join waits for the new finance review, not the old one")
                 .containsExactly(FINANCE);
-        approve("dave", processInstanceId, FINANCE);
-        approve("frank", processInstanceId, FINAL);
+        flows.approve("dave", processInstanceId, FINANCE);
+        flows.approve("frank", processInstanceId, FINAL);
         assertApprovedAndGone(id, processInstanceId);
         assertProjectionEqualsRebuild(api, db);
     }
@@ -120,7 +128,7 @@ class ReturnToEarlierStepTest {
     @Test
     void returningFromFinalToTheManagerWithRerunGoesThroughBothReviewsAgain() {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submitAndPassManager(id);
+        String processInstanceId = flows.submitAndPassManager(id);
         approveBothReviews(processInstanceId);
         String last = openTaskId(db, processInstanceId, FINAL);
         Api.Response targets = api.get("frank", "/api/tasks/" + last + "/return-targets");
@@ -128,14 +136,14 @@ class ReturnToEarlierStepTest {
         assertThat(targets.json().get("targets").toString())
                 .isEqualTo("[{\"id\":\"managerApproval\",\"name\":\"Manager approval\"},{\"id\":\"reviewFork\",\"name\":\"Legal and finance review\"}]");
 
-        assertThat(returnTask("frank", last, MANAGER, "RERUN", "Budget line changed").status()).isEqualTo(200);
+        assertThat(flows.returnTask("frank", last, MANAGER, "RERUN", "Budget line changed").status()).isEqualTo(200);
 
         assertThat(row(db, last)).containsEntry("state", "CANCELED");
-        approve("bob", processInstanceId, MANAGER);
-        assertThat(openTaskKeys(processInstanceId)).containsExactlyInAnyOrder(LEGAL, FINANCE);
+        flows.approve("bob", processInstanceId, MANAGER);
+        assertThat(flows.openTaskKeys(processInstanceId)).containsExactlyInAnyOrder(LEGAL, FINANCE);
         approveBothReviews(processInstanceId);
-        assertThat(openTaskKeys(processInstanceId)).containsExactly(FINAL);
-        approve("frank", processInstanceId, FINAL);
+        assertThat(flows.openTaskKeys(processInstanceId)).containsExactly(FINAL);
+        flows.approve("frank", processInstanceId, FINAL);
         assertApprovedAndGone(id, processInstanceId);
         assertThat(db.business().queryForList("select task_definition_key, decision from approval_record where application_id = ? order by id",
                 id)).extracting(r -> r.get("task_definition_key") + ":" + r.get("decision")).containsExactly(
@@ -147,23 +155,22 @@ class ReturnToEarlierStepTest {
     @Test
     void returningFromFinalToTheManagerWithJumpBackSkipsTheReviews() {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submitAndPassManager(id);
+        String processInstanceId = flows.submitAndPassManager(id);
         approveBothReviews(processInstanceId);
         String last = openTaskId(db, processInstanceId, FINAL);
         String key = ApiFlows.key();
-        String body = returnBody(MANAGER, "JUMP_BACK", "Signature missing");
 
-        Api.Response returned = api.post("frank", "/api/tasks/" + last + "/return", body, key);
-        Api.Response replayed = api.post("frank", "/api/tasks/" + last + "/return", body, key);
+        Api.Response returned = flows.returnTask("frank", last, MANAGER, "JUMP_BACK", "Signature missing", key);
+        Api.Response replayed = flows.returnTask("frank", last, MANAGER, "JUMP_BACK", "Signature missing", key);
 
         assertThat(returned.status()).as(returned.toString()).isEqualTo(200);
         assertThat(replayed.status()).isEqualTo(200);
         assertThat(replayed.body()).isEqualTo(returned.body());
         assertThat(db.business().queryForObject("select count(*) from approval_record where decision = 'RETURN' and application_id = ?",
                 Integer.class, id)).isEqualTo(1);
-        approve("bob", processInstanceId, MANAGER);
-        assertThat(openTaskKeys(processInstanceId)).as("straight back to the director").containsExactly(FINAL);
-        approve("frank", processInstanceId, FINAL);
+        flows.approve("bob", processInstanceId, MANAGER);
+        assertThat(flows.openTaskKeys(processInstanceId)).as("straight back to the director").containsExactly(FINAL);
+        flows.approve("frank", processInstanceId, FINAL);
         assertApprovedAndGone(id, processInstanceId);
         assertThat(db.workflow().queryForObject("select count(*) from act_hi_taskinst where proc_inst_id_ = ? and task_def_key_ in (?, ?)",
                 Integer.class, processInstanceId, LEGAL, FINANCE)).as("the reviews ran once").isEqualTo(2);
@@ -173,14 +180,14 @@ class ReturnToEarlierStepTest {
     @Test
     void aRedoneStepMayStillRejectAndTheOutcomeFollows() {
         long id = createDraft(api, "LOW", false);
-        String processInstanceId = submitAndPassManager(id);
+        String processInstanceId = flows.submitAndPassManager(id);
         String last = openTaskId(db, processInstanceId, FINAL);
-        assertThat(returnTask("frank", last, MANAGER, "JUMP_BACK", "Check the asset").status()).isEqualTo(200);
+        assertThat(flows.returnTask("frank", last, MANAGER, "JUMP_BACK", "Check the asset").status()).isEqualTo(200);
 
         Api.Response rejected = complete(api, "bob", openTaskId(db, processInstanceId, MANAGER), "REJECT");
 
         assertThat(rejected.json().get("approvalStatus").asString()).isEqualTo("REJECTED");
-        assertThat(outcome(processInstanceId)).isEqualTo("REJECTED");
+        assertThat(flows.outcome(processInstanceId)).isEqualTo("REJECTED");
         assertNoRuntimeRows(processInstanceId);
         assertProjectionEqualsRebuild(api, db);
     }
@@ -190,30 +197,30 @@ class ReturnToEarlierStepTest {
         long id = createDraft(api, "LOW", true);
         String processInstanceId = submit(api, id);
         String manager = openTaskId(db, processInstanceId, MANAGER);
-        assertThat(targetIds("bob", manager)).as("nothing before the first step").isEmpty();
-        approve("bob", processInstanceId, MANAGER);
+        assertThat(flows.returnTargetIds("bob", manager)).as("nothing before the first step").isEmpty();
+        flows.approve("bob", processInstanceId, MANAGER);
         String legal = openTaskId(db, processInstanceId, LEGAL);
-        approve("dave", processInstanceId, FINANCE);
+        flows.approve("dave", processInstanceId, FINANCE);
         ReturnSnapshot before = snapshot(id, processInstanceId);
 
-        assertRefused(returnTask("carol", legal, FINAL, "RERUN", "not passed yet"), 422, "RETURN_TARGET_NOT_ALLOWED");
-        assertRefused(returnTask("carol", legal, "noSuchStep", "RERUN", "nonsense"), 422, "RETURN_TARGET_NOT_ALLOWED");
-        assertRefused(returnTask("carol", legal, FINANCE, "RERUN", "same parallel section"), 422, "RETURN_TARGET_NOT_ALLOWED");
-        assertRefused(returnTask("carol", legal, "reviewFork", "RERUN", "own fork"), 422, "RETURN_TARGET_NOT_ALLOWED");
-        assertRefused(returnTask("carol", legal, LEGAL, "RERUN", "itself"), 422, "RETURN_TARGET_NOT_ALLOWED");
-        assertRefused(returnTask("carol", legal, MANAGER, "RERUN", null), 400, "VALIDATION_FAILED");
-        assertRefused(returnTask("carol", legal, MANAGER, "RERUN", " "), 400, "VALIDATION_FAILED");
-        assertRefused(returnTask("carol", legal, MANAGER, "SIDEWAYS", "bad mode"), 400, null);
-        assertRefused(returnTask("dave", legal, MANAGER, "RERUN", "not my task"), 403, "NOT_A_CANDIDATE");
+        assertRefused(flows.returnTask("carol", legal, FINAL, "RERUN", "not passed yet"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(flows.returnTask("carol", legal, "noSuchStep", "RERUN", "nonsense"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(flows.returnTask("carol", legal, FINANCE, "RERUN", "same parallel section"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(flows.returnTask("carol", legal, "reviewFork", "RERUN", "own fork"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(flows.returnTask("carol", legal, LEGAL, "RERUN", "itself"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(flows.returnTask("carol", legal, MANAGER, "RERUN", null), 400, "VALIDATION_FAILED");
+        assertRefused(flows.returnTask("carol", legal, MANAGER, "RERUN", " "), 400, "VALIDATION_FAILED");
+        assertRefused(flows.returnTask("carol", legal, MANAGER, "SIDEWAYS", "bad mode"), 400, null);
+        assertRefused(flows.returnTask("dave", legal, MANAGER, "RERUN", "not my task"), 403, "NOT_A_CANDIDATE");
         assertRefused(api.get("dave", "/api/tasks/" + legal + "/return-targets"), 403, "NOT_A_CANDIDATE");
         assertRefused(complete(api, "carol", legal, "RETURN"), 400, "RETURN_NEEDS_TARGET");
 
         assertThat(snapshot(id, processInstanceId)).isEqualTo(before);
-        approve("carol", processInstanceId, LEGAL);
+        flows.approve("carol", processInstanceId, LEGAL);
         String last = openTaskId(db, processInstanceId, FINAL);
-        assertRefused(returnTask("frank", last, LEGAL, "RERUN", "only with finance"), 422, "RETURN_TARGET_NOT_ALLOWED");
-        assertThat(returnTask("frank", last, "reviewFork", "RERUN", "both reviews again").status()).isEqualTo(200);
-        assertThat(openTaskKeys(processInstanceId)).containsExactlyInAnyOrder(LEGAL, FINANCE);
+        assertRefused(flows.returnTask("frank", last, LEGAL, "RERUN", "only with finance"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertThat(flows.returnTask("frank", last, "reviewFork", "RERUN", "both reviews again").status()).isEqualTo(200);
+        assertThat(flows.openTaskKeys(processInstanceId)).containsExactlyInAnyOrder(LEGAL, FINANCE);
         assertProjectionEqualsRebuild(api, db);
     }
 
@@ -231,9 +238,9 @@ class ReturnToEarlierStepTest {
                 "select id_ from act_ru_task where proc_inst_id_ = ? and assignee_ = 'carol'", String.class, processInstanceId), "APPROVE");
         ReturnSnapshot before = snapshot(id, processInstanceId);
 
-        assertThat(targetIds("bob", bobs)).isEmpty();
-        assertRefused(returnTask("bob", bobs, "countersign", "RERUN", "sign again"), 422, "RETURN_TARGET_NOT_ALLOWED");
-        assertRefused(returnTask("bob", bobs, "submitted", "RERUN", "start"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertThat(flows.returnTargetIds("bob", bobs)).isEmpty();
+        assertRefused(flows.returnTask("bob", bobs, "countersign", "RERUN", "sign again"), 422, "RETURN_TARGET_NOT_ALLOWED");
+        assertRefused(flows.returnTask("bob", bobs, "submitted", "RERUN", "start"), 422, "RETURN_TARGET_NOT_ALLOWED");
 
         assertThat(snapshot(id, processInstanceId)).isEqualTo(before);
         assertProjectionEqualsRebuild(api, db);
@@ -242,10 +249,10 @@ class ReturnToEarlierStepTest {
     @Test
     void aReturnAndADecisionOnTheSameTaskAtOnceGiveOneWinnerAndOne409() throws Exception {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submitAndPassManager(id);
+        String processInstanceId = flows.submitAndPassManager(id);
         String legal = openTaskId(db, processInstanceId, LEGAL);
 
-        List<Api.Response> responses = ApiFlows.race(() -> returnTask("carol", legal, MANAGER, "RERUN", "race"),
+        List<Api.Response> responses = ApiFlows.race(() -> flows.returnTask("carol", legal, MANAGER, "RERUN", "race"),
                 () -> complete(api, "carol", legal, "APPROVE"));
 
         assertThat(responses).extracting(Api.Response::status).containsExactlyInAnyOrder(200, 409);
@@ -254,7 +261,7 @@ class ReturnToEarlierStepTest {
         String decision = db.business().queryForObject("select decision from approval_record where task_id = ?", String.class, legal);
         boolean returnWon = responses.get(0).status() == 200;
         assertThat(decision).isEqualTo(returnWon ? "RETURN" : "APPROVE");
-        assertThat(openTaskKeys(processInstanceId)).isEqualTo(returnWon ? List.of(MANAGER) : List.of(FINANCE));
+        assertThat(flows.openTaskKeys(processInstanceId)).isEqualTo(returnWon ? List.of(MANAGER) : List.of(FINANCE));
         assertThat(row(db, legal)).containsEntry("state", returnWon ? "CANCELED" : "COMPLETED");
         assertThat(db.preparedTransactions()).isEmpty();
         assertProjectionEqualsRebuild(api, db);
@@ -263,13 +270,13 @@ class ReturnToEarlierStepTest {
     @Test
     void aFaultAfterTheEngineReturnedLeavesBothDatabasesUntouched() {
         long id = createDraft(api, "LOW", true);
-        String processInstanceId = submitAndPassManager(id);
-        approve("dave", processInstanceId, FINANCE);
+        String processInstanceId = flows.submitAndPassManager(id);
+        flows.approve("dave", processInstanceId, FINANCE);
         String legal = openTaskId(db, processInstanceId, LEGAL);
         ReturnSnapshot before = snapshot(id, processInstanceId);
         faults.failAfter("approvalProcess", "returnTo");
 
-        Api.Response failed = returnTask("carol", legal, MANAGER, "JUMP_BACK", "will fail");
+        Api.Response failed = flows.returnTask("carol", legal, MANAGER, "JUMP_BACK", "will fail");
 
         assertThat(failed.status()).isEqualTo(500);
         assertThat(snapshot(id, processInstanceId)).isEqualTo(before);
@@ -283,35 +290,9 @@ class ReturnToEarlierStepTest {
         return ReturnSnapshot.of(db, id, processInstanceId);
     }
 
-    private String submitAndPassManager(long id) {
-        String processInstanceId = submit(api, id);
-        approve("bob", processInstanceId, MANAGER);
-        return processInstanceId;
-    }
-
     private void approveBothReviews(String processInstanceId) {
-        approve("carol", processInstanceId, LEGAL);
-        approve("dave", processInstanceId, FINANCE);
-    }
-
-    private void approve(String user, String processInstanceId, String taskDefinitionKey) {
-        Api.Response approved = complete(api, user, openTaskId(db, processInstanceId, taskDefinitionKey), "APPROVE");
-        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
-    }
-
-    private Api.Response returnTask(String user, String taskId, String target, String mode, String reason) {
-        return api.post(user, "/api/tasks/" + taskId + "/return", returnBody(target, mode, reason), ApiFlows.key());
-    }
-
-    private static String returnBody(String target, String mode, String reason) {
-        return "{\"targetActivityId\":\"%s\",\"mode\":\"%s\",\"reason\":%s}".formatted(target, mode,
-                reason == null ? "null" : "\"" + reason + "\"");
-    }
-
-    private List<String> targetIds(String user, String taskId) {
-        Api.Response targets = api.get(user, "/api/tasks/" + taskId + "/return-targets");
-        assertThat(targets.status()).as(targets.toString()).isEqualTo(200);
-        return targets.json().get("targets").valueStream().map(target -> target.get("id").asString()).toList();
+        flows.approve("carol", processInstanceId, LEGAL);
+        flows.approve("dave", processInstanceId, FINANCE);
     }
 
     private static void assertRefused(Api.Response response, int status, String code) {
@@ -320,11 +301,6 @@ class ReturnToEarlierStepTest {
         if (code != null) {
             assertThat(response.json().get("code").asString()).isEqualTo(code);
         }
-    }
-
-    private List<String> openTaskKeys(String processInstanceId) {
-        return db.workflow().queryForList("select task_def_key_ from act_ru_task where proc_inst_id_ = ? order by task_def_key_",
-                String.class, processInstanceId);
     }
 
     /**
@@ -342,15 +318,10 @@ class ReturnToEarlierStepTest {
                 processInstanceId, name);
     }
 
-    private String outcome(String processInstanceId) {
-        return db.workflow().queryForObject("select text_ from act_hi_varinst where proc_inst_id_ = ? and name_ = 'outcome'",
-                String.class, processInstanceId);
-    }
-
     private void assertApprovedAndGone(long id, String processInstanceId) {
         assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, id))
                 .isEqualTo("APPROVED");
-        assertThat(outcome(processInstanceId)).isEqualTo("APPROVED");
+        assertThat(flows.outcome(processInstanceId)).isEqualTo("APPROVED");
         assertThat(runtime.createProcessInstanceQuery().processInstanceId(processInstanceId).count()).isZero();
         assertNoRuntimeRows(processInstanceId);
     }
