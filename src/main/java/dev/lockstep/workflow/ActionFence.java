@@ -38,23 +38,28 @@ public class ActionFence {
      *         (the workflow database stalled in the commit phase; recovery will finish it)
      */
     public void enter(String processInstanceId, long actionSeq) {
+        long previous = actionSeq - 1;
         long deadline = System.nanoTime() + PREDECESSOR_WAIT.toNanos();
         long pauseMillis = 1;
-        Object seen = runtime.getVariable(processInstanceId, VARIABLE);
-        // A run started before the sequence existed has no variable; from now on it has one.
-        while (seen != null && ((Number) seen).longValue() < actionSeq - 1) {
+        // A run started before the sequence existed has no variable (seen = previous); from now on it has one.
+        long seen;
+        while ((seen = seen(processInstanceId, previous)) < previous) {
             if (System.nanoTime() > deadline) {
-                throw new PredecessorNotVisibleException(processInstanceId, actionSeq - 1, ((Number) seen).longValue());
+                throw new PredecessorNotVisibleException(processInstanceId, previous, seen);
             }
             pause(pauseMillis);
             pauseMillis = Math.min(pauseMillis * 2, 50);
-            seen = runtime.getVariable(processInstanceId, VARIABLE);
         }
-        if (seen != null && ((Number) seen).longValue() != actionSeq - 1) {
+        if (seen != previous) {
             throw new IllegalStateException("process " + processInstanceId + " holds action " + seen + " but the business row counts "
-                    + (actionSeq - 1) + "; the two databases disagree on this run's history");
+                    + previous + "; the two databases disagree on this run's history");
         }
         runtime.setVariable(processInstanceId, VARIABLE, actionSeq);
+    }
+
+    private long seen(String processInstanceId, long whenAbsent) {
+        Object value = runtime.getVariable(processInstanceId, VARIABLE);
+        return value == null ? whenAbsent : ((Number) value).longValue();
     }
 
     private static void pause(long millis) {
