@@ -2,9 +2,9 @@ package dev.lockstep.operations;
 
 import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.jdbc.AtomikosDataSourceBean;
-import dev.lockstep.xa.ConditionalOnXaMode;
-import dev.lockstep.xa.DatabaseEndpoints;
-import dev.lockstep.xa.LockstepProperties;
+import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.LockstepProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -21,22 +21,22 @@ import org.springframework.context.annotation.Configuration;
 public class OperationsConfiguration {
 
     @Bean
-    XaResource businessXaResource(DatabaseEndpoints endpoints, @Qualifier("businessDataSource") AtomikosDataSourceBean pool) {
-        return new XaResource(endpoints.business(), pool);
+    MonitoredXaPool businessXaResource(DatabaseEndpoints endpoints, @Qualifier("businessDataSource") AtomikosDataSourceBean pool) {
+        return new MonitoredXaPool(endpoints.business(), pool);
     }
 
     @Bean
-    XaResource workflowXaResource(DatabaseEndpoints endpoints, @Qualifier("workflowDataSource") AtomikosDataSourceBean pool) {
-        return new XaResource(endpoints.workflow(), pool);
+    MonitoredXaPool workflowXaResource(DatabaseEndpoints endpoints, @Qualifier("workflowDataSource") AtomikosDataSourceBean pool) {
+        return new MonitoredXaPool(endpoints.workflow(), pool);
     }
 
     @Bean
-    XaResourceHealthIndicator businessDbHealthIndicator(@Qualifier("businessXaResource") XaResource resource) {
+    XaResourceHealthIndicator businessDbHealthIndicator(@Qualifier("businessXaResource") MonitoredXaPool resource) {
         return new XaResourceHealthIndicator(resource);
     }
 
     @Bean
-    XaResourceHealthIndicator workflowDbHealthIndicator(@Qualifier("workflowXaResource") XaResource resource) {
+    XaResourceHealthIndicator workflowDbHealthIndicator(@Qualifier("workflowXaResource") MonitoredXaPool resource) {
         return new XaResourceHealthIndicator(resource);
     }
 
@@ -48,7 +48,7 @@ public class OperationsConfiguration {
     }
 
     @Bean
-    XaResourceMetrics xaResourceMetrics(List<XaResource> resources) {
+    XaResourceMetrics xaResourceMetrics(List<MonitoredXaPool> resources) {
         return new XaResourceMetrics(resources);
     }
 

@@ -3,7 +3,7 @@ package dev.lockstep.operations;
 import com.atomikos.icatch.config.Configuration;
 import com.atomikos.recovery.LogReadException;
 import com.atomikos.recovery.RecoveryLog;
-import dev.lockstep.xa.LockstepProperties;
+import dev.lockstep.platform.LockstepProperties;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.springframework.boot.health.contributor.Health;

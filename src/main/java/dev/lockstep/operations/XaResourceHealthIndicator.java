@@ -14,9 +14,9 @@ class XaResourceHealthIndicator implements HealthIndicator {
     private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;]*");
     private static final Pattern ORACLE_CREDENTIALS = Pattern.compile("(?i)(jdbc:oracle:thin:[^/@]*)/[^@]*@");
 
-    private final XaResource resource;
+    private final MonitoredXaPool resource;
 
-    XaResourceHealthIndicator(XaResource resource) {
+    XaResourceHealthIndicator(MonitoredXaPool resource) {
         this.resource = resource;
     }
 

@@ -15,15 +15,15 @@ import java.util.List;
  */
 class XaResourceMetrics implements MeterBinder {
 
-    private final List<XaResource> resources;
+    private final List<MonitoredXaPool> resources;
 
-    XaResourceMetrics(List<XaResource> resources) {
+    XaResourceMetrics(List<MonitoredXaPool> resources) {
         this.resources = resources;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        for (XaResource resource : resources) {
+        for (MonitoredXaPool resource : resources) {
             Gauge.builder("lockstep.xa.pool.size", resource, r -> r.pool().poolTotalSize())
                     .description("Connections in the XA pool, in use or not")
                     .tag("resource", resource.name())
@@ -39,7 +39,7 @@ class XaResourceMetrics implements MeterBinder {
         }
     }
 
-    private static double preparedOrNaN(XaResource resource) {
+    private static double preparedOrNaN(MonitoredXaPool resource) {
         try {
             return resource.preparedTransactions();
         } catch (SQLException e) {

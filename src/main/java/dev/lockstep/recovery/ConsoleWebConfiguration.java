@@ -1,6 +1,6 @@
 package dev.lockstep.recovery;
 
-import dev.lockstep.xa.ConditionalOnXaMode;
+import dev.lockstep.platform.ConditionalOnXaMode;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.config.annotation.ViewControllerRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;

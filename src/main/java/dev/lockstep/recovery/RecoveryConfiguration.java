@@ -4,12 +4,11 @@ import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.publish.EventPublisher;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.lockstep.xa.ConditionalOnXaMode;
-import dev.lockstep.xa.DatabaseEndpoints;
-import dev.lockstep.xa.DatabaseSettings;
-import dev.lockstep.xa.DatabaseVendor;
-import dev.lockstep.xa.LockstepProperties;
-import dev.lockstep.xa.XaConfiguration;
+import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseSettings;
+import dev.lockstep.platform.DatabaseVendor;
+import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.xa.XaDataSourceFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -122,7 +121,7 @@ public class RecoveryConfiguration {
 
     private static BranchStore store(String resource, String prefix, DatabaseSettings settings, XaDataSourceFactory factory) {
         return settings.vendor() == DatabaseVendor.ORACLE
-                ? new OracleBranchStore(resource, XaConfiguration.plainDataSource(settings), factory.create(prefix, settings))
-                : new PostgresBranchStore(resource, XaConfiguration.plainDataSource(settings));
+                ? new OracleBranchStore(resource, settings.plainDataSource(), factory.create(prefix, settings))
+                : new PostgresBranchStore(resource, settings.plainDataSource());
     }
 }

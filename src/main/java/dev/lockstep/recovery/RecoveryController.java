@@ -1,7 +1,7 @@
 package dev.lockstep.recovery;
 
 import dev.lockstep.security.Caller;
-import dev.lockstep.xa.ConditionalOnXaMode;
+import dev.lockstep.platform.ConditionalOnXaMode;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.lockstep.security;
 
-import dev.lockstep.xa.StartupCheckFailure;
+import dev.lockstep.platform.StartupCheckFailure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.security.interfaces.RSAPublicKey;

@@ -1,6 +1,6 @@
 package dev.lockstep.security;
 
-import dev.lockstep.xa.StartupCheckFailure;
+import dev.lockstep.platform.StartupCheckFailure;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.lockstep.security;
 
-import dev.lockstep.xa.RunsEmbeddedDatabasesCondition;
-import dev.lockstep.xa.StartupCheckFailure;
+import dev.lockstep.platform.RunsEmbeddedDatabasesCondition;
+import dev.lockstep.platform.StartupCheckFailure;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;

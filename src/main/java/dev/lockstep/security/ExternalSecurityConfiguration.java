@@ -1,6 +1,6 @@
 package dev.lockstep.security;
 
-import dev.lockstep.xa.RunsEmbeddedDatabasesCondition;
+import dev.lockstep.platform.RunsEmbeddedDatabasesCondition;
 import java.util.List;
 import java.util.function.Predicate;
 import org.slf4j.Logger;

@@ -1,6 +1,6 @@
 package dev.lockstep.security;
 
-import dev.lockstep.xa.StartupCheckFailure;
+import dev.lockstep.platform.StartupCheckFailure;
 import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
 import java.util.List;

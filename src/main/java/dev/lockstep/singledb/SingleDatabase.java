@@ -1,9 +1,9 @@
 package dev.lockstep.singledb;
 
-import dev.lockstep.xa.DatabaseSettings;
-import dev.lockstep.xa.EmbeddedPostgresServers;
-import dev.lockstep.xa.LockstepProperties;
-import dev.lockstep.xa.StartupCheckFailure;
+import dev.lockstep.platform.DatabaseSettings;
+import dev.lockstep.platform.EmbeddedPostgresServers;
+import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.platform.StartupCheckFailure;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.Closeable;
 import java.io.IOException;

@@ -1,8 +1,8 @@
 package dev.lockstep.singledb;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.lockstep.xa.DatabaseEndpoints;
-import dev.lockstep.xa.LockstepProperties;
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.LockstepProperties;
 import jakarta.persistence.EntityManagerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;

@@ -1,8 +1,7 @@
 package dev.lockstep.workflow;
 
 import dev.lockstep.todo.TaskProjectionListener;
-import dev.lockstep.xa.DatabaseEndpoints;
-import dev.lockstep.xa.XaConfiguration;
+import dev.lockstep.platform.DatabaseEndpoints;
 import java.io.IOException;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -39,7 +38,7 @@ public class WorkflowEngineConfiguration {
      */
     @Bean
     WorkflowSchema workflowSchema(DatabaseEndpoints endpoints) {
-        return WorkflowSchema.createOrUpgrade(XaConfiguration.plainDataSource(endpoints.workflow()));
+        return WorkflowSchema.createOrUpgrade(endpoints.workflow().plainDataSource());
     }
 
     @Bean

@@ -1,5 +1,12 @@
 package dev.lockstep.xa;
 
+import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseSettings;
+import dev.lockstep.platform.DatabaseVendor;
+import dev.lockstep.platform.EmbeddedPostgresServers;
+import dev.lockstep.platform.LockstepProperties;
+
 import com.atomikos.icatch.config.UserTransactionServiceImp;
 import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.jdbc.AtomikosDataSourceBean;
@@ -13,7 +20,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.DependsOn;
 import org.springframework.context.annotation.Primary;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.transaction.jta.JtaTransactionManager;
 
@@ -96,7 +102,7 @@ public class XaConfiguration {
     @Bean
     @FlywayDataSource
     DataSource businessMigrationDataSource(DatabaseEndpoints endpoints) {
-        return plainDataSource(endpoints.business());
+        return endpoints.business().plainDataSource();
     }
 
     /**
@@ -112,8 +118,4 @@ public class XaConfiguration {
         };
     }
 
-    /** A plain, non-XA view of a database for read-only inspection outside any transaction. */
-    public static DataSource plainDataSource(DatabaseSettings settings) {
-        return new DriverManagerDataSource(settings.url(), settings.username(), settings.password());
-    }
 }

@@ -1,5 +1,8 @@
 package dev.lockstep.xa;
 
+import dev.lockstep.platform.DatabaseSettings;
+import dev.lockstep.platform.StartupCheckFailure;
+
 import com.atomikos.jdbc.AtomikosDataSourceBean;
 import javax.sql.XADataSource;
 import org.springframework.beans.BeanWrapperImpl;

@@ -1,5 +1,9 @@
 package dev.lockstep.xa;
 
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseSettings;
+import dev.lockstep.platform.StartupCheckFailure;
+
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.xa.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseEndpoints;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,7 +9,7 @@ import com.atomikos.recovery.TxState;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.xa.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseEndpoints;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Timestamp;
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package dev.lockstep.recovery;
 
-import dev.lockstep.xa.DatabaseEndpoints;
-import dev.lockstep.xa.DatabaseSettings;
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseSettings;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.xa.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseEndpoints;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.lockstep.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lockstep.xa.StartupCheckFailure;
+import dev.lockstep.platform.StartupCheckFailure;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.security.core.GrantedAuthority;

@@ -3,7 +3,7 @@ package dev.lockstep.security;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
-import dev.lockstep.xa.StartupCheckFailure;
+import dev.lockstep.platform.StartupCheckFailure;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -7,7 +7,7 @@ import dev.lockstep.support.Api;
 import dev.lockstep.support.InjectedFaults;
 import dev.lockstep.support.SingleDatabaseIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.xa.StartupCheckFailure;
+import dev.lockstep.platform.StartupCheckFailure;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.activiti.spring.SpringProcessEngineConfiguration;

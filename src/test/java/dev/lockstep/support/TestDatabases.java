@@ -1,7 +1,6 @@
 package dev.lockstep.support;
 
-import dev.lockstep.xa.DatabaseEndpoints;
-import dev.lockstep.xa.XaConfiguration;
+import dev.lockstep.platform.DatabaseEndpoints;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.test.context.TestComponent;
@@ -18,8 +17,8 @@ public class TestDatabases {
     private final JdbcTemplate workflow;
 
     public TestDatabases(DatabaseEndpoints endpoints) {
-        this.business = new JdbcTemplate(XaConfiguration.plainDataSource(endpoints.business()));
-        this.workflow = new JdbcTemplate(XaConfiguration.plainDataSource(endpoints.workflow()));
+        this.business = new JdbcTemplate(endpoints.business().plainDataSource());
+        this.workflow = new JdbcTemplate(endpoints.workflow().plainDataSource());
     }
 
     public JdbcTemplate business() {

@@ -1,5 +1,9 @@
 package dev.lockstep.xa;
 
+import dev.lockstep.platform.TestProperties;
+
+import dev.lockstep.platform.StartupCheckFailure;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

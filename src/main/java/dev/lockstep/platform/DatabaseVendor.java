@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
 
 /** The database products Lockstep can run its two XA resources on. */
 public enum DatabaseVendor {

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
 
 import java.nio.file.Path;
 import java.time.Duration;

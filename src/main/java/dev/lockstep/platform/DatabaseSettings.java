@@ -1,4 +1,7 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
+
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * How to reach one of the two databases. {@code xaDataSourceClass} is optional: it defaults to the
@@ -32,5 +35,10 @@ public record DatabaseSettings(
 
     public DatabaseSettings withConnection(String newUrl, String newUsername, String newPassword) {
         return new DatabaseSettings(newUrl, newUsername, newPassword, vendor, poolSize, xaDataSourceClass);
+    }
+
+    /** A plain, non-XA view of this database for inspection and schema work outside any transaction. */
+    public DataSource plainDataSource() {
+        return new DriverManagerDataSource(url, username, password);
     }
 }

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.Closeable;

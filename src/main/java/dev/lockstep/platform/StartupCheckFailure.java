@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
 
 /**
  * A configuration that Lockstep refuses to run with. It names the setting at fault and how to fix

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
 
 /** The resolved connection settings of the two XA resources, whichever mode produced them. */
 public record DatabaseEndpoints(DatabaseSettings business, DatabaseSettings workflow) {

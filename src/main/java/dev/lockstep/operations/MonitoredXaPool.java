@@ -1,8 +1,7 @@
 package dev.lockstep.operations;
 
 import com.atomikos.jdbc.AtomikosDataSourceBean;
-import dev.lockstep.xa.DatabaseSettings;
-import dev.lockstep.xa.XaConfiguration;
+import dev.lockstep.platform.DatabaseSettings;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -14,16 +13,16 @@ import javax.sql.DataSource;
  * it reached over a plain connection of its own (a check must not borrow from the XA pool it
  * reports on, nor run inside a global transaction).
  */
-final class XaResource {
+final class MonitoredXaPool {
 
     private final DatabaseSettings settings;
     private final AtomikosDataSourceBean pool;
     private final DataSource plain;
 
-    XaResource(DatabaseSettings settings, AtomikosDataSourceBean pool) {
+    MonitoredXaPool(DatabaseSettings settings, AtomikosDataSourceBean pool) {
         this.settings = settings;
         this.pool = pool;
-        this.plain = XaConfiguration.plainDataSource(settings);
+        this.plain = settings.plainDataSource();
     }
 
     String name() {

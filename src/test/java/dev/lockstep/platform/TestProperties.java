@@ -1,4 +1,5 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
+
 
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -7,13 +8,13 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 /** Binds {@code lockstep.*} the way the service does, so tests get the same defaults. */
-final class TestProperties {
+public final class TestProperties {
 
     private TestProperties() {
     }
 
     /** The embedded default under {@code home}, on random ports. */
-    static LockstepProperties embeddedAt(Path home, Map<String, String> overrides) {
+    public static LockstepProperties embeddedAt(Path home, Map<String, String> overrides) {
         Map<String, String> values = new HashMap<>(Map.of(
                 "lockstep.home", home.toString(),
                 "lockstep.embedded.business-port", "0",

@@ -1,4 +1,5 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
+
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -47,7 +48,7 @@ class EmbeddedPostgresServersTest {
         assertThat(ProcessHandle.of(orphan)).as("the killed JVM's business server outlives it").isPresent();
 
         try (EmbeddedPostgresServers servers = new EmbeddedPostgresServers(TestProperties.embeddedAt(home, Map.of()))) {
-            JdbcTemplate business = new JdbcTemplate(XaConfiguration.plainDataSource(servers.endpoints().business()));
+            JdbcTemplate business = new JdbcTemplate(servers.endpoints().business().plainDataSource());
             assertThat(postmasterPid(home.resolve("pg-business"))).isNotEqualTo(orphan);
             assertThat(business.queryForList("select gid from pg_prepared_xacts", String.class))
                     .as("a fast shutdown keeps prepared transactions for recovery")
@@ -65,7 +66,7 @@ class EmbeddedPostgresServersTest {
             // What a machine crash leaves: the recorded pid is alive again, as some other program.
             Files.writeString(business.resolve(LeftoverPostmaster.PID_FILE), unrelated.pid() + "\n" + business + "\n");
             try (EmbeddedPostgresServers servers = new EmbeddedPostgresServers(TestProperties.embeddedAt(home, Map.of()))) {
-                JdbcTemplate sql = new JdbcTemplate(XaConfiguration.plainDataSource(servers.endpoints().business()));
+                JdbcTemplate sql = new JdbcTemplate(servers.endpoints().business().plainDataSource());
                 assertThat(sql.queryForObject("select current_database()", String.class)).isEqualTo("lockstep_business");
                 assertThat(postmasterPid(business)).isNotEqualTo(unrelated.pid());
             }

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,5 @@
-package dev.lockstep.xa;
+package dev.lockstep.platform;
+
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -19,7 +20,7 @@ public final class EmbeddedServersChild {
 
     public static void main(String[] args) throws Exception {
         EmbeddedPostgresServers servers = new EmbeddedPostgresServers(TestProperties.embeddedAt(Path.of(args[0]), Map.of()));
-        try (Connection connection = XaConfiguration.plainDataSource(servers.endpoints().business()).getConnection();
+        try (Connection connection = servers.endpoints().business().plainDataSource().getConnection();
                 Statement sql = connection.createStatement()) {
             sql.execute("create table survivor (id int primary key)");
             connection.setAutoCommit(false);
