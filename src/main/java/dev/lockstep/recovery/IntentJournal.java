@@ -8,6 +8,7 @@ import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.Transaction;
+import dev.lockstep.usecase.IntentJournaling;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -41,7 +42,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * branch left, which no in-doubt view starts from. The PREPARING row itself stays a durable commit:
  * it must exist before any branch is prepared. One fsync fewer per XA use case.
  */
-public class IntentJournal {
+public class IntentJournal implements IntentJournaling {
 
     private static final Logger log = LoggerFactory.getLogger(IntentJournal.class);
 
@@ -69,6 +70,7 @@ public class IntentJournal {
      * @param userId who asked for it
      * @throws IllegalStateException when no JTA transaction is active
      */
+    @Override
     public void record(String useCase, String businessKey, String requestId, String userId) {
         try {
             Transaction transaction = transactionManager.getTransaction();

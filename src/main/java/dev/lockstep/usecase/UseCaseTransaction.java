@@ -1,5 +1,6 @@
-package dev.lockstep.idempotency;
+package dev.lockstep.usecase;
 
+import dev.lockstep.security.Caller;
 import dev.lockstep.web.ApiException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -7,9 +8,11 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.hibernate.exception.ConstraintViolationException;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -20,12 +23,14 @@ import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Runs a command at most once per Idempotency-Key. The key is claimed, the work done and the
- * response stored in one XA transaction, so a stored response always belongs to committed work;
- * a retry with the same key and body gets the same status and body, a different body gets 422.
+ * Where every use case begins and commits: one JTA transaction over both databases (two-phase commit
+ * at the end of {@link #run}), with the Idempotency-Key's command record and the intent journal in
+ * it. A use case runs at most once per key: the key is claimed, the work done and the response stored
+ * in the same transaction, so a stored response always belongs to committed work; a retry with the
+ * same key and body gets the same status and body, a different body gets 422.
  */
 @Component
-public class IdempotentCommands {
+public class UseCaseTransaction {
 
     public static final String HEADER = "Idempotency-Key";
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
@@ -34,28 +39,39 @@ public class IdempotentCommands {
 
     private final WorkflowCommandRepository commands;
     private final TransactionTemplate transaction;
+    private final Optional<IntentJournaling> journal;
     private final JsonMapper json;
     private final Clock clock;
 
-    public IdempotentCommands(WorkflowCommandRepository commands, PlatformTransactionManager transactionManager,
-            JsonMapper json, Clock clock) {
+    public UseCaseTransaction(WorkflowCommandRepository commands, PlatformTransactionManager transactionManager,
+            ObjectProvider<IntentJournaling> journal, JsonMapper json, Clock clock) {
         this.commands = commands;
         this.transaction = new TransactionTemplate(transactionManager);
+        this.journal = Optional.ofNullable(journal.getIfAvailable());
         this.json = json;
         this.clock = clock;
     }
 
-    /** For endpoints where the key is optional: without one the command simply runs once in its own transaction. */
-    public ResponseEntity<String> executeIfKeyed(CommandRequest request, Supplier<CommandOutcome> command) {
-        if (request.idempotencyKey() == null) {
-            CommandOutcome outcome = transaction.execute(status -> command.get());
+    /**
+     * Runs {@code work} as the use case {@code useCase} of the current caller on {@code target}, in one
+     * JTA transaction that commits (two-phase where both databases took part) before this returns.
+     * Where the use case takes an Idempotency-Key, {@code idempotencyKey} and {@code body} identify the
+     * request for replay; a use case that only may take one runs once without it.
+     */
+    public ResponseEntity<String> run(UseCase useCase, Target target, String idempotencyKey, Object body,
+            Function<UseCaseCall, UseCaseResult> work) {
+        Caller caller = Caller.current();
+        String key = useCase.key() == UseCase.Key.NONE ? null : idempotencyKey;
+        Supplier<UseCaseResult> command = () -> work.apply(new UseCaseCall(useCase, key, caller, journal));
+        if (key == null && useCase.key() != UseCase.Key.REQUIRED) {
+            UseCaseResult outcome = transaction.execute(status -> command.get());
             return ResponseEntity.status(outcome.status()).contentType(MediaType.APPLICATION_JSON)
                     .body(json.writeValueAsString(outcome.body()));
         }
-        return execute(request, command);
+        return runOnce(new CommandRequest(key, useCase.commandType(), target.type(), target.id(), caller.id(), body), command);
     }
 
-    public ResponseEntity<String> execute(CommandRequest request, Supplier<CommandOutcome> command) {
+    private ResponseEntity<String> runOnce(CommandRequest request, Supplier<UseCaseResult> command) {
         requireValidKey(request.idempotencyKey());
         String fingerprint = fingerprint(request);
         try {
@@ -69,7 +85,7 @@ public class IdempotentCommands {
         }
     }
 
-    private ResponseEntity<String> replayOrRun(CommandRequest request, String fingerprint, Supplier<CommandOutcome> command) {
+    private ResponseEntity<String> replayOrRun(CommandRequest request, String fingerprint, Supplier<UseCaseResult> command) {
         Optional<WorkflowCommand> existing = commands.findById(request.idempotencyKey());
         if (existing.isPresent()) {
             return replay(existing.get(), fingerprint);
@@ -77,7 +93,7 @@ public class IdempotentCommands {
         commands.claim(request.idempotencyKey(), request.commandType(), request.businessType(),
                 request.businessId() == null ? "" : request.businessId(), request.requestedBy(), fingerprint,
                 clock.instant());
-        CommandOutcome outcome = command.get();
+        UseCaseResult outcome = command.get();
         String body = json.writeValueAsString(outcome.body());
         String businessId = outcome.businessId() != null ? outcome.businessId() : request.businessId();
         commands.succeed(request.idempotencyKey(), businessId, outcome.status().value(), body,
@@ -95,7 +111,7 @@ public class IdempotentCommands {
                 .header(REPLAYED_HEADER, "true").body(stored.getResponseBody());
     }
 
-    public static void requireValidKey(String key) {
+    private static void requireValidKey(String key) {
         if (key == null || key.isBlank()) {
             throw ApiException.badRequest("IDEMPOTENCY_KEY_MISSING",
                     "The header " + HEADER + " is required: send a unique key per request and reuse it on retry.");

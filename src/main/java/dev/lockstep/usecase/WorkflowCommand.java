@@ -1,4 +1,4 @@
-package dev.lockstep.idempotency;
+package dev.lockstep.usecase;
 
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;

@@ -1,4 +1,4 @@
-package dev.lockstep.idempotency;
+package dev.lockstep.usecase;
 
 import java.time.Instant;
 import org.springframework.data.jpa.repository.JpaRepository;

@@ -1,5 +1,7 @@
 package dev.lockstep.web;
 
+import java.time.Duration;
+import java.util.Optional;
 import org.springframework.http.HttpStatus;
 
 /**
@@ -10,11 +12,22 @@ public class ApiException extends RuntimeException {
 
     private final HttpStatus status;
     private final String code;
+    private final Duration retryAfter;
 
     public ApiException(HttpStatus status, String code, String detail) {
+        this(status, code, detail, null);
+    }
+
+    /** A refusal the client may retry after {@code retryAfter} (sent as the Retry-After header). */
+    public ApiException(HttpStatus status, String code, String detail, Duration retryAfter) {
         super(detail);
         this.status = status;
         this.code = code;
+        this.retryAfter = retryAfter;
+    }
+
+    public static ApiException retryLater(String code, String detail) {
+        return new ApiException(HttpStatus.SERVICE_UNAVAILABLE, code, detail, Duration.ofSeconds(1));
     }
 
     public static ApiException notFound(String code, String detail) {
@@ -39,5 +52,9 @@ public class ApiException extends RuntimeException {
 
     public String code() {
         return code;
+    }
+
+    public Optional<Duration> retryAfter() {
+        return Optional.ofNullable(retryAfter);
     }
 }

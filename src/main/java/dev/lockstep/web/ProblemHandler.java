@@ -1,7 +1,6 @@
 package dev.lockstep.web;
 
 import com.atomikos.jdbc.internal.AtomikosSQLException;
-import dev.lockstep.workflow.ActionFence.PredecessorNotVisibleException;
 import java.util.List;
 import java.util.Map;
 import org.activiti.engine.ActivitiObjectNotFoundException;
@@ -41,7 +40,9 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(ApiException.class)
     ResponseEntity<Object> refused(ApiException e) {
-        return ProblemResponses.response(ProblemResponses.problem(e.status(), e.code(), e.getMessage()));
+        ResponseEntity.BodyBuilder response = ResponseEntity.status(e.status()).contentType(MediaType.APPLICATION_PROBLEM_JSON);
+        e.retryAfter().ifPresent(after -> response.header(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, after.toSeconds()))));
+        return response.body(ProblemResponses.problem(e.status(), e.code(), e.getMessage()));
     }
 
     @ExceptionHandler(ActivitiObjectNotFoundException.class)
@@ -92,25 +93,12 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
                         + "); neither database holds any part of it. Retry with the same Idempotency-Key.");
     }
 
-    @ExceptionHandler(PredecessorNotVisibleException.class)
-    ResponseEntity<Object> predecessorPending(PredecessorNotVisibleException e) {
-        log.warn("previous action's workflow commit not visible: {}", e.getMessage());
-        return retryLater("WORKFLOW_COMMIT_PENDING", "The previous action on this application has not finished committing"
-                + " in the workflow database; nothing was written. Retry later with the same Idempotency-Key.");
-    }
-
-    private static ResponseEntity<Object> retryLater(String code, String detail) {
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1")
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(ProblemResponses.problem(HttpStatus.SERVICE_UNAVAILABLE, code, detail));
-    }
-
     @ExceptionHandler(Exception.class)
     ResponseEntity<Object> unexpected(Exception e) {
         if (poolExhausted(e)) {
             log.warn("no database connection within the borrow timeout: {}", e.toString());
-            return retryLater("DATABASE_BUSY", "Every connection to a database is in use and none came free in time;"
-                    + " nothing was written. Retry later with the same Idempotency-Key.");
+            return refused(ApiException.retryLater("DATABASE_BUSY", "Every connection to a database is in use and none came free in time;"
+                    + " nothing was written. Retry later with the same Idempotency-Key."));
         }
         log.error("unexpected error", e);
         return ProblemResponses.response(ProblemResponses.problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR",

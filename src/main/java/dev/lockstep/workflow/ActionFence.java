@@ -1,6 +1,10 @@
 package dev.lockstep.workflow;
 
+import dev.lockstep.web.ApiException;
 import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpStatus;
 import org.activiti.engine.RuntimeService;
 import org.springframework.stereotype.Component;
 
@@ -17,6 +21,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class ActionFence {
+
+    private static final Logger log = LoggerFactory.getLogger(ActionFence.class);
 
     /** Process variable: the number of the last action on this run that the workflow database holds. */
     public static final String VARIABLE = "lockstepActionSeq";
@@ -67,20 +73,26 @@ public class ActionFence {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PredecessorNotVisibleException("interrupted while waiting for the previous action's workflow commit");
+            throw new PredecessorNotVisibleException();
         }
     }
 
-    /** The previous action on the run committed in the business database but not (yet) in the workflow one. */
-    public static class PredecessorNotVisibleException extends RuntimeException {
+    /**
+     * The previous action on the run committed in the business database but not (yet) in the workflow
+     * one: 503 WORKFLOW_COMMIT_PENDING, nothing written, retry later.
+     */
+    public static class PredecessorNotVisibleException extends ApiException {
 
         PredecessorNotVisibleException(String processInstanceId, long expected, long seen) {
-            super("process " + processInstanceId + " still shows action " + seen + " after " + PREDECESSOR_WAIT.toSeconds()
-                    + " s; the business database already holds action " + expected);
+            this();
+            log.warn("process {} still shows action {} after {} s; the business database already holds action {}",
+                    processInstanceId, seen, PREDECESSOR_WAIT.toSeconds(), expected);
         }
 
-        PredecessorNotVisibleException(String message) {
-            super(message);
+        PredecessorNotVisibleException() {
+            super(HttpStatus.SERVICE_UNAVAILABLE, "WORKFLOW_COMMIT_PENDING", "The previous action on this application has not"
+                    + " finished committing in the workflow database; nothing was written. Retry later with the same"
+                    + " Idempotency-Key.", Duration.ofSeconds(1));
         }
     }
 }

@@ -1,13 +1,14 @@
-package dev.lockstep.approval;
+package dev.lockstep.approval.application;
 
-import dev.lockstep.idempotency.CommandOutcome;
-import dev.lockstep.idempotency.CommandRequest;
-import dev.lockstep.idempotency.IdempotentCommands;
+import dev.lockstep.approval.ApplicationView;
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
+import dev.lockstep.usecase.Target;
+import dev.lockstep.usecase.UseCase;
+import dev.lockstep.usecase.UseCaseResult;
+import dev.lockstep.usecase.UseCaseTransaction;
 import dev.lockstep.web.ApiException;
 import jakarta.validation.Valid;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -22,25 +23,22 @@ import org.springframework.web.bind.annotation.RestController;
 public class AdminController {
 
     private final ApplicationLifecycle lifecycle;
-    private final IdempotentCommands commands;
+    private final UseCaseTransaction useCases;
 
-    public AdminController(ApplicationLifecycle lifecycle, IdempotentCommands commands) {
+    public AdminController(ApplicationLifecycle lifecycle, UseCaseTransaction useCases) {
         this.lifecycle = lifecycle;
-        this.commands = commands;
+        this.useCases = useCases;
     }
 
     @PostMapping(path = "/{id}/terminate", consumes = "application/json")
     public ResponseEntity<String> terminate(@PathVariable long id, @Valid @RequestBody ReasonRequest request,
-            @RequestHeader(name = IdempotentCommands.HEADER, required = false) String idempotencyKey) {
-        Caller caller = Caller.current();
-        if (!caller.hasRole(Roles.ADMIN)) {
+            @RequestHeader(name = UseCaseTransaction.HEADER, required = false) String idempotencyKey) {
+        if (!Caller.current().hasRole(Roles.ADMIN)) {
             throw ApiException.forbidden("FORBIDDEN", "Only administrators terminate applications.");
         }
-        return commands.executeIfKeyed(
-                new CommandRequest(idempotencyKey, "TERMINATE", Application.BUSINESS_TYPE, Long.toString(id), caller.id(), request),
-                () -> {
-                    ApplicationView terminated = lifecycle.terminate(id, request.reason(), caller, idempotencyKey);
-                    return new CommandOutcome(HttpStatus.OK, terminated, null, terminated.processInstanceId(), "CANCELED");
-                });
+        return useCases.run(UseCase.TERMINATE, Target.application(id), idempotencyKey, request, call -> {
+            ApplicationView terminated = lifecycle.terminate(id, request.reason(), call);
+            return UseCaseResult.ok(terminated, terminated.processInstanceId(), "CANCELED");
+        });
     }
 }

@@ -1,15 +1,17 @@
-package dev.lockstep.approval;
+package dev.lockstep.approval.application;
 
-import dev.lockstep.idempotency.CommandOutcome;
-import dev.lockstep.idempotency.CommandRequest;
-import dev.lockstep.idempotency.IdempotentCommands;
+import dev.lockstep.approval.ApplicationView;
+import dev.lockstep.approval.ApprovalStatus;
 import dev.lockstep.security.Caller;
+import dev.lockstep.usecase.Target;
+import dev.lockstep.usecase.UseCase;
+import dev.lockstep.usecase.UseCaseResult;
+import dev.lockstep.usecase.UseCaseTransaction;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.util.List;
 import org.springframework.data.domain.Page;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -27,25 +29,21 @@ public class ApplicationController {
 
     private final ApplicationLifecycle lifecycle;
     private final ApplicationQueries queries;
-    private final IdempotentCommands commands;
+    private final UseCaseTransaction useCases;
 
-    public ApplicationController(ApplicationLifecycle lifecycle, ApplicationQueries queries, IdempotentCommands commands) {
+    public ApplicationController(ApplicationLifecycle lifecycle, ApplicationQueries queries, UseCaseTransaction useCases) {
         this.lifecycle = lifecycle;
         this.queries = queries;
-        this.commands = commands;
+        this.useCases = useCases;
     }
 
     @PostMapping(consumes = "application/json")
     public ResponseEntity<String> create(@Valid @RequestBody CreateApplicationRequest request,
-            @RequestHeader(name = IdempotentCommands.HEADER, required = false) String idempotencyKey) {
-        Caller caller = Caller.current();
-        ResponseEntity<String> response = commands.executeIfKeyed(
-                new CommandRequest(idempotencyKey, "CREATE", Application.BUSINESS_TYPE, null, caller.id(), request),
-                () -> {
-                    ApplicationView created = lifecycle.createDraft(request, caller);
-                    return new CommandOutcome(HttpStatus.CREATED, created, Long.toString(created.id()), null, "DRAFT");
-                });
-        return response;
+            @RequestHeader(name = UseCaseTransaction.HEADER, required = false) String idempotencyKey) {
+        return useCases.run(UseCase.CREATE, Target.newApplication(), idempotencyKey, request, call -> {
+            ApplicationView created = lifecycle.createDraft(request, call);
+            return UseCaseResult.created(created, Long.toString(created.id()), "DRAFT");
+        });
     }
 
     @GetMapping("/{id}")
@@ -63,27 +61,20 @@ public class ApplicationController {
 
     @PostMapping("/{id}/submit")
     public ResponseEntity<String> submit(@PathVariable long id,
-            @RequestHeader(name = IdempotentCommands.HEADER, required = false) String idempotencyKey) {
-        Caller caller = Caller.current();
-        return commands.execute(
-                new CommandRequest(idempotencyKey, "SUBMIT", Application.BUSINESS_TYPE, Long.toString(id), caller.id(), null),
-                () -> {
-                    ApplicationView submitted = lifecycle.submit(id, caller, idempotencyKey);
-                    return new CommandOutcome(HttpStatus.OK, submitted, null, submitted.processInstanceId(),
-                            submitted.approvalStatus().name());
-                });
+            @RequestHeader(name = UseCaseTransaction.HEADER, required = false) String idempotencyKey) {
+        return useCases.run(UseCase.SUBMIT, Target.application(id), idempotencyKey, null, call -> {
+            ApplicationView submitted = lifecycle.submit(id, call);
+            return UseCaseResult.ok(submitted, submitted.processInstanceId(), submitted.approvalStatus().name());
+        });
     }
 
     @PostMapping(path = "/{id}/withdraw", consumes = "application/json")
     public ResponseEntity<String> withdraw(@PathVariable long id, @Valid @RequestBody ReasonRequest request,
-            @RequestHeader(name = IdempotentCommands.HEADER, required = false) String idempotencyKey) {
-        Caller caller = Caller.current();
-        return commands.executeIfKeyed(
-                new CommandRequest(idempotencyKey, "WITHDRAW", Application.BUSINESS_TYPE, Long.toString(id), caller.id(), request),
-                () -> {
-                    ApplicationView withdrawn = lifecycle.withdraw(id, request.reason(), caller, idempotencyKey);
-                    return new CommandOutcome(HttpStatus.OK, withdrawn, null, withdrawn.processInstanceId(), "CANCELED");
-                });
+            @RequestHeader(name = UseCaseTransaction.HEADER, required = false) String idempotencyKey) {
+        return useCases.run(UseCase.WITHDRAW, Target.application(id), idempotencyKey, request, call -> {
+            ApplicationView withdrawn = lifecycle.withdraw(id, request.reason(), call);
+            return UseCaseResult.ok(withdrawn, withdrawn.processInstanceId(), "CANCELED");
+        });
     }
 
     /** One page of a list, with the totals a client needs to page through it. */

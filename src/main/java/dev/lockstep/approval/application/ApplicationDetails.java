@@ -1,4 +1,10 @@
-package dev.lockstep.approval;
+package dev.lockstep.approval.application;
+
+import dev.lockstep.approval.ApplicationView;
+import dev.lockstep.approval.ApprovalRecord;
+import dev.lockstep.approval.BindingStatus;
+import dev.lockstep.approval.BusinessProcessBinding;
+import dev.lockstep.approval.Decision;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.lockstep.workflow.ApprovalProcess.OpenTask;

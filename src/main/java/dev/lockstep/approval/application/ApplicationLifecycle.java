@@ -1,4 +1,16 @@
-package dev.lockstep.approval;
+package dev.lockstep.approval.application;
+
+import dev.lockstep.approval.Application;
+import dev.lockstep.approval.ApplicationRepository;
+import dev.lockstep.approval.ApplicationView;
+import dev.lockstep.approval.ApprovalRecordRepository;
+import dev.lockstep.approval.ApprovalStatus;
+import dev.lockstep.approval.BindingStatus;
+import dev.lockstep.approval.BusinessProcessBinding;
+import dev.lockstep.approval.BusinessProcessBindingRepository;
+import dev.lockstep.approval.PublishStatus;
+import dev.lockstep.approval.RunningApplications;
+import dev.lockstep.usecase.UseCaseCall;
 
 import dev.lockstep.operations.TransactionLogContext;
 import dev.lockstep.security.Caller;
@@ -29,25 +41,21 @@ public class ApplicationLifecycle {
     private final BusinessProcessBindingRepository bindings;
     private final ApprovalRecordRepository records;
     private final ApprovalProcess process;
-    private final RunningStepLock runningStep;
-    private final TaskSummaries summaries;
-    private final UseCaseJournal journal;
+    private final RunningApplications running;
     private final Clock clock;
 
     public ApplicationLifecycle(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalRecordRepository records, ApprovalProcess process, RunningStepLock runningStep, TaskSummaries summaries,
-            UseCaseJournal journal, Clock clock) {
+            ApprovalRecordRepository records, ApprovalProcess process, RunningApplications running, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
         this.process = process;
-        this.runningStep = runningStep;
-        this.summaries = summaries;
-        this.journal = journal;
+        this.running = running;
         this.clock = clock;
     }
 
-    public ApplicationView createDraft(CreateApplicationRequest request, Caller caller) {
+    public ApplicationView createDraft(CreateApplicationRequest request, UseCaseCall call) {
+        Caller caller = call.caller();
         if (!caller.hasRole(Roles.APPLICANT)) {
             throw ApiException.forbidden("NOT_AN_APPLICANT", "Only applicants create applications.");
         }
@@ -67,8 +75,9 @@ public class ApplicationLifecycle {
     }
 
     /** Starts a new process lifecycle for a draft or a rejected application and binds it. */
-    public ApplicationView submit(long applicationId, Caller caller, String requestId) {
-        journal.enter("submit", applicationId, requestId, caller);
+    public ApplicationView submit(long applicationId, UseCaseCall call) {
+        call.actsOn(applicationId);
+        Caller caller = call.caller();
         Application application = ownApplication(applicationId, caller);
         Instant now = clock.instant();
         if (applications.beginSubmission(applicationId, caller.id(), application.getRowVersion(), now) == 0) {
@@ -80,15 +89,16 @@ public class ApplicationLifecycle {
         bindings.saveAndFlush(BusinessProcessBinding.active(submitting.businessKey(), started.processInstanceId(),
                 started.processDefinitionId(), submitting.getLifecycleNo(), now));
         applications.markApproving(applicationId, started.processInstanceId(), started.processDefinitionId(),
-                started.processDefinitionVersion(), summaries.of(process.openTasks(started.processInstanceId())), now);
+                started.processDefinitionVersion(), running.summaryOf(started.processInstanceId()), now);
         log.info("{} submitted application {}: lifecycle {}, process {}", caller.id(), applicationId,
                 submitting.getLifecycleNo(), started.processInstanceId());
         return ApplicationView.of(load(applicationId));
     }
 
     /** The applicant takes a running application back, as long as no approver has decided on it yet. */
-    public ApplicationView withdraw(long applicationId, String reason, Caller caller, String requestId) {
-        journal.enter("withdraw", applicationId, requestId, caller);
+    public ApplicationView withdraw(long applicationId, String reason, UseCaseCall call) {
+        call.actsOn(applicationId);
+        Caller caller = call.caller();
         Application application = ownApplication(applicationId, caller);
         lockRunning(application);
         if (records.existsByApplicationIdAndLifecycleNo(applicationId, application.getLifecycleNo())) {
@@ -99,11 +109,11 @@ public class ApplicationLifecycle {
     }
 
     /** An admin stops a running application for good. */
-    public ApplicationView terminate(long applicationId, String reason, Caller caller, String requestId) {
-        journal.enter("terminate", applicationId, requestId, caller);
+    public ApplicationView terminate(long applicationId, String reason, UseCaseCall call) {
+        call.actsOn(applicationId);
         Application application = load(applicationId);
         lockRunning(application);
-        return cancel(application, BindingStatus.TERMINATED, "Terminated by " + caller.id() + ": " + reason);
+        return cancel(application, BindingStatus.TERMINATED, "Terminated by " + call.caller().id() + ": " + reason);
     }
 
     private ApplicationView cancel(Application application, BindingStatus bindingStatus, String reason) {
@@ -116,7 +126,7 @@ public class ApplicationLifecycle {
     }
 
     private void lockRunning(Application application) {
-        if (runningStep.lock(application.getId(), application.getProcessInstanceId()).isEmpty()) {
+        if (running.lock(application.getId(), application.getProcessInstanceId()).isEmpty()) {
             throw ApiException.conflict("APPLICATION_NOT_RUNNING", "Application " + application.getId()
                     + " is not being approved (status " + load(application.getId()).getApprovalStatus() + ").");
         }

@@ -1,4 +1,11 @@
-package dev.lockstep.approval;
+package dev.lockstep.approval.application;
+
+import dev.lockstep.approval.Application;
+import dev.lockstep.approval.ApplicationRepository;
+import dev.lockstep.approval.ApplicationView;
+import dev.lockstep.approval.ApprovalRecordRepository;
+import dev.lockstep.approval.ApprovalStatus;
+import dev.lockstep.approval.BusinessProcessBindingRepository;
 
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;

@@ -1,11 +1,12 @@
-package dev.lockstep.approval;
+package dev.lockstep.approval.countersign;
 
-import dev.lockstep.idempotency.CommandOutcome;
-import dev.lockstep.idempotency.CommandRequest;
-import dev.lockstep.idempotency.IdempotentCommands;
-import dev.lockstep.security.Caller;
+import dev.lockstep.approval.ApplicationView;
+import dev.lockstep.approval.handover.HandoverRequest;
+import dev.lockstep.usecase.Target;
+import dev.lockstep.usecase.UseCase;
+import dev.lockstep.usecase.UseCaseResult;
+import dev.lockstep.usecase.UseCaseTransaction;
 import jakarta.validation.Valid;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -19,31 +20,29 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping(path = "/api/applications/{id}/countersign/signers", produces = "application/json")
 public class CountersignController {
 
-    private final ApprovalTasks tasks;
-    private final IdempotentCommands commands;
+    private final SignerChanges signers;
+    private final UseCaseTransaction useCases;
 
-    public CountersignController(ApprovalTasks tasks, IdempotentCommands commands) {
-        this.tasks = tasks;
-        this.commands = commands;
+    public CountersignController(SignerChanges signers, UseCaseTransaction useCases) {
+        this.signers = signers;
+        this.useCases = useCases;
     }
 
     @PostMapping(consumes = "application/json")
     public ResponseEntity<String> add(@PathVariable long id, @Valid @RequestBody HandoverRequest request,
-            @RequestHeader(name = IdempotentCommands.HEADER, required = false) String idempotencyKey) {
-        Caller caller = Caller.current();
-        return commands.execute(new CommandRequest(idempotencyKey, "ADD_SIGNER", Application.BUSINESS_TYPE, Long.toString(id),
-                caller.id(), request), () -> outcome(tasks.addSigner(id, request, idempotencyKey, caller), "ADD_SIGNER"));
+            @RequestHeader(name = UseCaseTransaction.HEADER, required = false) String idempotencyKey) {
+        return useCases.run(UseCase.ADD_SIGNER, Target.application(id), idempotencyKey, request,
+                call -> result(signers.addSigner(id, request, call), UseCase.ADD_SIGNER));
     }
 
     @PostMapping(path = "/remove", consumes = "application/json")
     public ResponseEntity<String> remove(@PathVariable long id, @Valid @RequestBody HandoverRequest request,
-            @RequestHeader(name = IdempotentCommands.HEADER, required = false) String idempotencyKey) {
-        Caller caller = Caller.current();
-        return commands.execute(new CommandRequest(idempotencyKey, "REMOVE_SIGNER", Application.BUSINESS_TYPE, Long.toString(id),
-                caller.id(), request), () -> outcome(tasks.removeSigner(id, request, idempotencyKey, caller), "REMOVE_SIGNER"));
+            @RequestHeader(name = UseCaseTransaction.HEADER, required = false) String idempotencyKey) {
+        return useCases.run(UseCase.REMOVE_SIGNER, Target.application(id), idempotencyKey, request,
+                call -> result(signers.removeSigner(id, request, call), UseCase.REMOVE_SIGNER));
     }
 
-    private static CommandOutcome outcome(ApplicationView application, String resultCode) {
-        return new CommandOutcome(HttpStatus.OK, application, null, application.processInstanceId(), resultCode);
+    private static UseCaseResult result(ApplicationView application, UseCase useCase) {
+        return UseCaseResult.ok(application, application.processInstanceId(), useCase.commandType());
     }
 }

@@ -1,4 +1,4 @@
-package dev.lockstep.approval;
+package dev.lockstep.approval.decision;
 
 import dev.lockstep.workflow.ReturnMode;
 import jakarta.validation.constraints.NotBlank;

@@ -1,4 +1,4 @@
-package dev.lockstep.approval;
+package dev.lockstep.approval.handover;
 
 import jakarta.validation.constraints.Size;
 

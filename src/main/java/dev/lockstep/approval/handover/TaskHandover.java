@@ -1,4 +1,4 @@
-package dev.lockstep.approval;
+package dev.lockstep.approval.handover;
 
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
@@ -34,7 +34,7 @@ public class TaskHandover {
     protected TaskHandover() {
     }
 
-    static TaskHandover of(long applicationId, String processInstanceId, String taskId, Kind kind, String fromUser,
+    public static TaskHandover of(long applicationId, String processInstanceId, String taskId, Kind kind, String fromUser,
             String toUser, String comment, String actedBy, String requestId, Instant actedAt) {
         TaskHandover handover = new TaskHandover();
         handover.applicationId = applicationId;

@@ -1,0 +1,134 @@
+package dev.lockstep.approval;
+
+import dev.lockstep.security.Caller;
+import dev.lockstep.web.ApiException;
+import dev.lockstep.workflow.ActionFence;
+import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.workflow.ApprovalProcess.OpenTask;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Holds a running application for the action that acts on it, inside the action's XA transaction:
+ * the business row lock, which serializes actions (parallel tasks meet at a join), then the
+ * {@link ActionFence}, so that what the action reads from the workflow includes everything its
+ * predecessor committed; and, once the action has moved the process, the application's task
+ * summary or its final status taken from the process's explicit outcome.
+ */
+@Component
+public class RunningApplications {
+
+    private static final Logger log = LoggerFactory.getLogger(RunningApplications.class);
+
+    private final ApplicationRepository applications;
+    private final BusinessProcessBindingRepository bindings;
+    private final ApprovalProcess process;
+    private final ActionFence fence;
+    private final TaskSummaries summaries;
+    private final Clock clock;
+
+    RunningApplications(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
+            ApprovalProcess process, ActionFence fence, TaskSummaries summaries, Clock clock) {
+        this.applications = applications;
+        this.bindings = bindings;
+        this.process = process;
+        this.fence = fence;
+        this.summaries = summaries;
+        this.clock = clock;
+    }
+
+    /** The task's application locked, and the task as it is now that any concurrent action on it has committed. */
+    public record HeldTask(Application application, OpenTask task) {
+    }
+
+    /** The application as locked, or empty when it is no longer being approved under this run. */
+    public Optional<Application> lock(long applicationId, String processInstanceId) {
+        if (applications.lockRunningStep(applicationId, processInstanceId, clock.instant()) == 0) {
+            return Optional.empty();
+        }
+        Application locked = applications.findById(applicationId).orElseThrow();
+        fence.enter(processInstanceId, locked.getActionSeq());
+        return Optional.of(locked);
+    }
+
+    /**
+     * Locks the task's application for this action, then re-reads the task: only now does it show what
+     * any concurrent action on the application committed.
+     */
+    public HeldTask hold(String taskId) {
+        String processInstanceId = openTask(taskId).processInstanceId();
+        long applicationId = Long.parseLong(process.businessKeyOf(processInstanceId));
+        Application application = lock(applicationId, processInstanceId).orElseThrow(() -> ApiException.conflict(
+                "APPLICATION_NOT_RUNNING", "Application " + applicationId + " is no longer being approved."));
+        return new HeldTask(application, openTask(taskId));
+    }
+
+    /** As {@link #hold}, for a caller the task must be assigned or offered to. */
+    public HeldTask holdOffered(String taskId, Caller caller) {
+        HeldTask held = hold(taskId);
+        requireOffered(held.task(), caller);
+        return held;
+    }
+
+    public OpenTask openTask(String taskId) {
+        return process.findTask(taskId).orElseThrow(() -> process.taskFinished(taskId)
+                ? ApiException.conflict("TASK_ALREADY_COMPLETED", "Task " + taskId + " has already been completed.")
+                : ApiException.notFound("TASK_NOT_FOUND", "There is no task " + taskId + "."));
+    }
+
+    public static void requireOffered(OpenTask task, Caller caller) {
+        if (!task.offeredTo(caller.id(), caller.groups())) {
+            if (task.isCandidate(caller.groups())) {
+                throw ApiException.conflict("TASK_CLAIMED_BY_OTHER", "Task " + task.id() + " is claimed by " + task.assignee() + ".");
+            }
+            throw ApiException.forbidden("NOT_A_CANDIDATE", "Task " + task.id() + " is not assigned or offered to you.");
+        }
+    }
+
+    public static void refuseDelegated(OpenTask task) {
+        if (task.delegated()) {
+            throw ApiException.conflict("TASK_DELEGATED", "Task " + task.id() + " is delegated to " + task.assignee()
+                    + "; the delegate resolves it back to " + task.owner() + ", who then decides.");
+        }
+    }
+
+    /** After an action that leaves the process running: the application's summary of its open tasks. */
+    public void refreshSummary(long applicationId, String processInstanceId, Instant now) {
+        applications.updateTaskSummary(applicationId, summaryOf(processInstanceId), now);
+    }
+
+    /** The display summary of the run's open tasks. */
+    public String summaryOf(String processInstanceId) {
+        return summaries.of(process.openTasks(processInstanceId));
+    }
+
+    /**
+     * After an action that may have ended the process: the summary if it still runs, else the
+     * application takes the process's explicit outcome.
+     */
+    public ApplicationView settle(Application application, String processInstanceId, Instant now) {
+        if (process.isRunning(processInstanceId)) {
+            refreshSummary(application.getId(), processInstanceId, now);
+        } else {
+            closeWithOutcome(application, processInstanceId, now);
+        }
+        return view(application.getId());
+    }
+
+    public ApplicationView view(long applicationId) {
+        return ApplicationView.of(applications.findById(applicationId).orElseThrow());
+    }
+
+    private void closeWithOutcome(Application application, String processInstanceId, Instant now) {
+        String outcome = process.outcome(processInstanceId).orElseThrow(() -> new IllegalStateException(
+                "process " + processInstanceId + " ended without an outcome variable; refusing to guess the result"));
+        ProcessOutcome result = ProcessOutcome.valueOf(outcome);
+        bindings.end(processInstanceId, result.bindingStatus(), now);
+        applications.close(application.getId(), result.approvalStatus(), result.publishStatus(), null, now);
+        log.info("application {} {}: its process ended with outcome {}", application.getId(), result.approvalStatus(), outcome);
+    }
+}

@@ -1,0 +1,54 @@
+package dev.lockstep.usecase;
+
+import java.util.Locale;
+
+/**
+ * Every use case a client can start. Its name is written once here and read from here by the
+ * command record ({@code workflow_command.command_type}) and the intent journal
+ * ({@code recovery_intent.use_case}), so the two always agree.
+ */
+public enum UseCase {
+
+    CREATE(Key.OPTIONAL),
+    SUBMIT(Key.REQUIRED),
+    WITHDRAW(Key.OPTIONAL),
+    TERMINATE(Key.OPTIONAL),
+    CLAIM(Key.NONE),
+    COMPLETE(Key.REQUIRED),
+    RETURN(Key.REQUIRED),
+    DELEGATE(Key.REQUIRED),
+    RESOLVE(Key.REQUIRED),
+    TRANSFER(Key.REQUIRED),
+    ADD_SIGNER(Key.REQUIRED),
+    REMOVE_SIGNER(Key.REQUIRED);
+
+    /** Whether the use case takes an Idempotency-Key: it must, it may, or it needs none (claiming is idempotent by itself). */
+    enum Key {
+        REQUIRED, OPTIONAL, NONE
+    }
+
+    private final Key key;
+
+    UseCase(Key key) {
+        this.key = key;
+    }
+
+    Key key() {
+        return key;
+    }
+
+    /** The name in the command record, e.g. {@code ADD_SIGNER}. */
+    public String commandType() {
+        return name();
+    }
+
+    /** The name in the intent journal and the logs, e.g. {@code addSigner}. */
+    public String journalName() {
+        String[] words = name().toLowerCase(Locale.ROOT).split("_");
+        StringBuilder name = new StringBuilder(words[0]);
+        for (int i = 1; i < words.length; i++) {
+            name.append(Character.toUpperCase(words[i].charAt(0))).append(words[i].substring(1));
+        }
+        return name.toString();
+    }
+}

@@ -1,0 +1,44 @@
+package dev.lockstep.usecase;
+
+import dev.lockstep.operations.TransactionLogContext;
+import dev.lockstep.security.Caller;
+import java.util.Optional;
+
+/** One running use case, as the code inside its transaction sees it: what it is, who asked, under which key. */
+public final class UseCaseCall {
+
+    private final UseCase useCase;
+    private final String requestId;
+    private final Caller caller;
+    private final Optional<IntentJournaling> journal;
+
+    UseCaseCall(UseCase useCase, String requestId, Caller caller, Optional<IntentJournaling> journal) {
+        this.useCase = useCase;
+        this.requestId = requestId;
+        this.caller = caller;
+        this.journal = journal;
+    }
+
+    public UseCase useCase() {
+        return useCase;
+    }
+
+    /** The client's Idempotency-Key, or null where the use case ran without one. */
+    public String requestId() {
+        return requestId;
+    }
+
+    public Caller caller() {
+        return caller;
+    }
+
+    /**
+     * Names the application this use case acts on, once it is known: log lines carry its id from here
+     * on, and the intent journal records the operation before the two-phase commit starts.
+     */
+    public void actsOn(long applicationId) {
+        String businessKey = Long.toString(applicationId);
+        TransactionLogContext.bind(businessKey);
+        journal.ifPresent(intents -> intents.record(useCase.journalName(), businessKey, requestId, caller.id()));
+    }
+}
