@@ -16,7 +16,9 @@ import java.util.Set;
  * Cross-database invariants of Lockstep, checked with plain read-only SQL on both databases (never
  * through the service): for each application the business status agrees with the engine, bindings
  * and process instances match one to one, no orphan or duplicate process instance, every approval
- * record points at a finished engine task, and no prepared (in-doubt) transaction is left.
+ * record points at a finished engine task, the todo projection shows exactly the engine's open tasks,
+ * each running process holds its application's action count (the action fence), and no prepared
+ * (in-doubt) transaction is left.
  * Plain JDBC only, so reconciliation can reuse it unchanged.
  */
 public final class InvariantChecker {
@@ -28,7 +30,7 @@ public final class InvariantChecker {
         }
     }
 
-    private record App(long id, String status, String processInstanceId) {
+    private record App(long id, String status, String processInstanceId, long actionSeq) {
     }
 
     private record Instance(String id, String businessKey, boolean running, String outcome) {
@@ -43,9 +45,9 @@ public final class InvariantChecker {
 
         Map<Long, App> apps = new LinkedHashMap<>();
         try (Statement s = business.createStatement();
-                ResultSet r = s.executeQuery("select id, approval_status, process_instance_id from application order by id")) {
+                ResultSet r = s.executeQuery("select id, approval_status, process_instance_id, action_seq from application order by id")) {
             while (r.next()) {
-                apps.put(r.getLong(1), new App(r.getLong(1), r.getString(2), r.getString(3)));
+                apps.put(r.getLong(1), new App(r.getLong(1), r.getString(2), r.getString(3), r.getLong(4)));
             }
         }
         Map<String, Instance> instances = new HashMap<>();
@@ -151,6 +153,31 @@ public final class InvariantChecker {
             }
         }
 
+        // the todo projection is written in the same transaction as the engine's task changes
+        Map<String, String> engineOpen = pairs(workflow, "select id_, coalesce(assignee_, '-') from act_ru_task");
+        Map<String, String> projectedOpen = pairs(business,
+                "select task_id, coalesce(assignee, '-') from task_projection where state = 'OPEN'");
+        if (!engineOpen.equals(projectedOpen)) {
+            Set<String> differing = new java.util.TreeSet<>(engineOpen.keySet());
+            differing.addAll(projectedOpen.keySet());
+            differing.removeIf(task -> java.util.Objects.equals(engineOpen.get(task), projectedOpen.get(task)));
+            for (String task : differing) {
+                violations.add("task " + task + ": open in the engine with assignee " + engineOpen.get(task)
+                        + ", in the todo projection " + projectedOpen.get(task));
+            }
+        }
+        // the action fence: a running process has seen exactly as many actions as its application counted
+        Map<String, String> fenceSeen = pairs(workflow,
+                "select proc_inst_id_, cast(long_ as varchar) from act_ru_variable where name_ = 'lockstepActionSeq'"
+                        + " and execution_id_ = proc_inst_id_");
+        for (App app : apps.values()) {
+            if ("APPROVING".equals(app.status()) && app.processInstanceId() != null
+                    && !Long.toString(app.actionSeq()).equals(fenceSeen.get(app.processInstanceId()))) {
+                violations.add("application " + app.id() + " counts " + app.actionSeq() + " actions but its process "
+                        + app.processInstanceId() + " holds " + fenceSeen.get(app.processInstanceId()));
+            }
+        }
+
         List<String> prepared = new ArrayList<>();
         prepared.addAll(strings(business, "select 'business: ' || gid from pg_prepared_xacts"));
         prepared.addAll(strings(workflow, "select 'workflow: ' || gid from pg_prepared_xacts"));
@@ -175,6 +202,16 @@ public final class InvariantChecker {
         } catch (NumberFormatException e) {
             return -1;
         }
+    }
+
+    private static Map<String, String> pairs(Connection c, String sql) throws SQLException {
+        Map<String, String> out = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            while (r.next()) {
+                out.put(r.getString(1), r.getString(2));
+            }
+        }
+        return out;
     }
 
     private static List<String> strings(Connection c, String sql) throws SQLException {

@@ -292,6 +292,28 @@ final class ChaosHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * Proof that a halt rule fired where it claims: the rule's trace line (with the XID or transaction
+     * id, which carries this node's name) in the halted JVM's log, and exactly the expected number of
+     * branches in {@code pg_prepared_xacts}, all of one global transaction. Recorded in the report;
+     * the scenario fails without it.
+     */
+    void requireHaltEvidence(ScenarioRecord s, HaltPoint point) {
+        String trace = faultTrace();
+        List<String> prepared = prepared();
+        s.faultFired = trace + "\npg_prepared_xacts at the halt: " + (prepared.isEmpty() ? "none" : String.join("; ", prepared));
+        if (!trace.startsWith("CHAOS halt") || !trace.contains(TM_NAME)) {
+            throw new AssertionError("no trace of " + point.rule + " firing for this node in " + service.log() + ": " + trace);
+        }
+        if (prepared.size() != point.preparedAtHalt) {
+            throw new AssertionError(point.moment + ": expected " + point.preparedAtHalt + " prepared branch(es), found " + prepared);
+        }
+        long transactions = prepared.stream().map(p -> p.replaceAll(".*gtrid (\\S+),.*", "$1")).distinct().count();
+        if (transactions > 1) {
+            throw new AssertionError("prepared branches of more than one global transaction: " + prepared);
+        }
+    }
+
     static String seconds(Duration d) {
         return String.format("%.1f s", d.toMillis() / 1000.0);
     }

@@ -42,7 +42,7 @@ class TwoPhaseCommitChaosIT {
 
     @RegisterExtension
     static final ComplianceReport REPORT =
-            new ComplianceReport(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
+            ComplianceReport.shared(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
 
     static ChaosHarness h;
 
@@ -72,7 +72,7 @@ class TwoPhaseCommitChaosIT {
                 "Byteman rule halt-before-first-prepare.btm: Runtime.halt(1) at entry of PGXAConnection.prepare",
                 "Both branches roll back: the application stays DRAFT, no process instance, no prepared transaction.");
         long app = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01", null);
-        assertThat(s.preparedAfterFault).as("nothing may be prepared before the first prepare").isEmpty();
+        h.requireHaltEvidence(s, HaltPoint.BEFORE_FIRST_PREPARE);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
         expectRolledBack(s, app);
@@ -87,7 +87,7 @@ class TwoPhaseCommitChaosIT {
                 "Byteman rule halt-after-first-prepare.btm: Runtime.halt(1) at exit of PGXAConnection.prepare",
                 "Presumed abort: recovery rolls the prepared branch back; the application stays DRAFT, no process instance.");
         long app = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
-        assertThat(s.preparedAfterFault).as("exactly the first branch is prepared").hasSize(1);
+        h.requireHaltEvidence(s, HaltPoint.AFTER_FIRST_PREPARE);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
         expectRolledBack(s, app);
@@ -102,7 +102,7 @@ class TwoPhaseCommitChaosIT {
                 "Byteman rule halt-before-commit-decision.btm: Runtime.halt(1) at entry of Atomikos OltpLogImp.write(COMMITTING)",
                 "Presumed abort: with no COMMITTING record, recovery rolls both prepared branches back; application stays DRAFT.");
         long app = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
-        assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
+        h.requireHaltEvidence(s, HaltPoint.BEFORE_DECISION_LOGGED);
         assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
@@ -119,7 +119,7 @@ class TwoPhaseCommitChaosIT {
                 "Recovery replays the logged decision: both branches commit; application APPROVING with its process running.");
         // the decision must outlive the restart: the crashing JVM runs with LONG timeouts (see Timeouts)
         long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);
-        assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
+        h.requireHaltEvidence(s, HaltPoint.AFTER_DECISION_LOGGED);
         assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
@@ -135,7 +135,7 @@ class TwoPhaseCommitChaosIT {
                 "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
                 "Recovery commits the remaining branch: both committed; application APPROVING with its process running.");
         long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
-        assertThat(s.preparedAfterFault).as("exactly the second branch is still prepared").hasSize(1);
+        h.requireHaltEvidence(s, HaltPoint.BETWEEN_COMMITS);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
         expectCommitted(s, app);

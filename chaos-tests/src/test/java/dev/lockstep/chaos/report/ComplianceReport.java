@@ -34,8 +34,15 @@ public final class ComplianceReport implements TestWatcher {
     private ScenarioRecord current;
     private long currentStart;
 
-    public ComplianceReport(Path directory) {
+    private static final Map<Path, ComplianceReport> SHARED = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private ComplianceReport(Path directory) {
         this.directory = directory;
+    }
+
+    /** One report per directory for the whole suite: every chaos test class adds its scenarios to it. */
+    public static ComplianceReport shared(Path directory) {
+        return SHARED.computeIfAbsent(directory.toAbsolutePath().normalize(), ComplianceReport::new);
     }
 
     /** Versions of the parts under test, read from the service jar itself and from git. */
@@ -171,10 +178,11 @@ public final class ComplianceReport implements TestWatcher {
         h.append(row("Result", count("PASS") + " passed, " + count("FAIL") + " failed, " + count("SKIPPED") + " skipped"));
         h.append("</table>");
 
-        h.append("<h2>Summary</h2><table><tr><th>#</th><th>Scenario</th><th>Expected outcome</th><th>Observed</th>"
+        h.append("<h2>Summary</h2><table><tr><th>#</th><th>Use case</th><th>Scenario</th><th>Expected outcome</th><th>Observed</th>"
                 + "<th>Time to recovery</th><th>Result</th></tr>");
         for (ScenarioRecord s : scenarios.values()) {
-            h.append("<tr><td>").append(s.number).append("</td><td><a href=\"#s").append(s.number).append("\">")
+            h.append("<tr><td>").append(s.number).append("</td><td>").append(esc(s.useCase)).append("</td><td><a href=\"#s")
+                    .append(s.number).append("\">")
                     .append(esc(s.title)).append("</a></td><td>").append(esc(s.expectedOutcome)).append("</td><td>")
                     .append(esc(s.observedOutcome)).append("</td><td>").append(recovery(s)).append("</td><td class=\"")
                     .append(s.result.replace(" ", "")).append("\">").append(s.result).append("</td></tr>");
@@ -185,8 +193,11 @@ public final class ComplianceReport implements TestWatcher {
             h.append("<h2 id=\"s").append(s.number).append("\">").append(s.number).append(". ").append(esc(s.title)).append("</h2><table>");
             h.append(row("Result", "<span class=\"" + s.result.replace(" ", "") + "\">&nbsp;" + s.result + "&nbsp;</span>"
                     + (s.failure == null ? "" : "<pre>" + esc(s.failure) + "</pre>")));
+            h.append(row("Use case", esc(s.useCase)));
             h.append(row("Fault point", esc(s.faultPoint)));
             h.append(row("How it is injected", esc(s.injection)));
+            h.append(row("Fault fired (evidence)", s.faultFired.isEmpty() ? "<span class=\"muted\">not recorded</span>"
+                    : "<pre>" + esc(s.faultFired) + "</pre>"));
             h.append(row("Expected outcome", esc(s.expectedOutcome)));
             h.append(row("Observed outcome", esc(s.observedOutcome)));
             h.append(row("Client's answer", "<pre>" + esc(s.clientAnswer) + "</pre>"));

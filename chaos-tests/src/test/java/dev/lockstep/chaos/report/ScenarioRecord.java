@@ -13,6 +13,10 @@ public final class ScenarioRecord {
     public final String faultPoint;
     public final String injection;
     public final String expectedOutcome;
+    /** The use case the fault interrupted: submit, final decision, join decision, return, countersign vote, withdraw, ... */
+    public String useCase = "submit";
+    /** Machine-checked evidence that the fault hit at the claimed point; empty when none was required or seen. */
+    public String faultFired = "";
     public String observedOutcome = "";
     public String clientAnswer = "";
     public Long timeToRecoveryMillis;

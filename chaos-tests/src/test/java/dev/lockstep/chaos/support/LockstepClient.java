@@ -26,7 +26,11 @@ public final class LockstepClient {
     }
 
     /** An answer from the service; {@code status} is 0 when the connection died without one. */
-    public record Answer(int status, String body, String error) {
+    public record Answer(int status, String body, String error, boolean replayed) {
+
+        Answer(int status, String body, String error) {
+            this(status, body, error, false);
+        }
 
         public boolean answered() {
             return status > 0;
@@ -70,12 +74,18 @@ public final class LockstepClient {
 
     /** The id of the first open task with the given definition key, or null. */
     public String openTask(long applicationId, String taskDefinitionKey) {
+        return openTask(applicationId, taskDefinitionKey, null);
+    }
+
+    /** As {@link #openTask(long, String)}, assigned to {@code assignee} unless that is null (a countersign has one task per signer). */
+    public String openTask(long applicationId, String taskDefinitionKey, String assignee) {
         Answer a = application(applicationId);
         if (!a.succeeded()) {
             return null;
         }
         for (JsonNode task : a.json().path("openTasks")) {
-            if (taskDefinitionKey.equals(task.path("taskDefinitionKey").asString())) {
+            if (taskDefinitionKey.equals(task.path("taskDefinitionKey").asString())
+                    && (assignee == null || assignee.equals(task.path("assignee").asString()))) {
                 return task.path("id").asString();
             }
         }
@@ -104,7 +114,8 @@ public final class LockstepClient {
         }
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            return new Answer(response.statusCode(), response.body(), null);
+            return new Answer(response.statusCode(), response.body(), null,
+                    response.headers().firstValue("Idempotent-Replayed").map("true"::equals).orElse(false));
         } catch (IOException e) {
             return new Answer(0, "", e.toString());
         } catch (InterruptedException e) {

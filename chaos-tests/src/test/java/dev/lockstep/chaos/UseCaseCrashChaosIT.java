@@ -1,0 +1,242 @@
+package dev.lockstep.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.chaos.report.ComplianceReport;
+import dev.lockstep.chaos.report.ScenarioRecord;
+import dev.lockstep.chaos.support.LockstepClient;
+import dev.lockstep.chaos.support.LockstepClient.Answer;
+import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The JVM halts of scenarios 1-5 for the use cases after submit that matter most to users: the final
+ * decision that ends a process, the last decision at the parallel join, a return into the fork, the
+ * countersign vote that decides the step, and withdraw. Each scenario prepares an application up to
+ * the step over HTTP, halts the service inside that one action's two-phase commit, proves the halt hit
+ * its point, restarts the service and expects the action entirely rolled back (no commit decision
+ * logged) or entirely committed (decision logged), read from both databases with plain SQL. Then the
+ * client retries with the same Idempotency-Key: exactly one effect, and a replayed answer only for
+ * work that committed.
+ *
+ * <p>All JVMs run on the SHORT timings: since both pools register before Atomikos recovers, a logged
+ * decision is replayed to both branches however late the restart comes. CI runs every point for the
+ * final decision and the two around the commit decision for the others; {@code -Dchaos.matrix=full}
+ * runs all 25 (docs/compliance.md).
+ */
+class UseCaseCrashChaosIT {
+
+    private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
+    private static final int FIRST_NUMBER = 14;
+
+    @RegisterExtension
+    static final ComplianceReport REPORT =
+            ComplianceReport.shared(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
+
+    static ChaosHarness h;
+
+    @BeforeAll
+    static void startDatabases() {
+        h = new ChaosHarness();
+    }
+
+    @AfterAll
+    static void stopAll() {
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    /** What the application looks like in both databases: its approval status and its open tasks. */
+    record State(String approvalStatus, Set<String> openTasks) {
+
+        static State of(String approvalStatus, String... openTasks) {
+            return new State(approvalStatus, new TreeSet<>(Arrays.asList(openTasks)));
+        }
+    }
+
+    /** One use case: how to bring an application to the step, the action that is crashed, and the state before and after it. */
+    enum CrashedUseCase {
+        FINAL_DECISION("final decision", State.of("APPROVING", "finalApproval"), State.of("APPROVED")) {
+            @Override
+            Subject prepare(LockstepClient client) {
+                long app = submitted(client, draft(client, false, null));
+                approve(client, "bob", app, "managerApproval");
+                return new Subject(app, "frank", "POST", "/api/tasks/" + client.openTask(app, "finalApproval") + "/complete",
+                        "{\"decision\":\"APPROVE\",\"comment\":\"final\"}");
+            }
+        },
+        JOIN_DECISION("join decision", State.of("APPROVING", "financeReview"), State.of("APPROVING", "finalApproval")) {
+            @Override
+            Subject prepare(LockstepClient client) {
+                long app = submitted(client, draft(client, true, null));
+                approve(client, "bob", app, "managerApproval");
+                approve(client, "carol", app, "legalReview");
+                return new Subject(app, "dave", "POST", "/api/tasks/" + client.openTask(app, "financeReview") + "/complete",
+                        "{\"decision\":\"APPROVE\",\"comment\":\"last at the join\"}");
+            }
+        },
+        RETURN_INTO_FORK("return", State.of("APPROVING", "finalApproval"), State.of("APPROVING", "legalReview", "financeReview")) {
+            @Override
+            Subject prepare(LockstepClient client) {
+                long app = submitted(client, draft(client, true, null));
+                approve(client, "bob", app, "managerApproval");
+                approve(client, "carol", app, "legalReview");
+                approve(client, "dave", app, "financeReview");
+                return new Subject(app, "frank", "POST", "/api/tasks/" + client.openTask(app, "finalApproval") + "/return",
+                        "{\"targetActivityId\":\"reviewFork\",\"mode\":\"RERUN\",\"reason\":\"both reviews again\"}");
+            }
+        },
+        COUNTERSIGN_VOTE("countersign vote", State.of("APPROVING", "countersign"), State.of("APPROVED")) {
+            @Override
+            Subject prepare(LockstepClient client) {
+                long app = submitted(client, draft(client, false, "{\"signers\":[\"bob\",\"carol\"],\"policy\":\"ALL\"}"));
+                approve(client, "bob", app, "countersign");
+                return new Subject(app, "carol", "POST", "/api/tasks/" + client.openTask(app, "countersign", "carol") + "/complete",
+                        "{\"decision\":\"APPROVE\",\"comment\":\"deciding vote\"}");
+            }
+        },
+        WITHDRAW("withdraw", State.of("APPROVING", "managerApproval"), State.of("CANCELED")) {
+            @Override
+            Subject prepare(LockstepClient client) {
+                long app = submitted(client, draft(client, false, null));
+                return new Subject(app, "alice", "POST", "/api/applications/" + app + "/withdraw",
+                        "{\"reason\":\"changed my mind\"}");
+            }
+        };
+
+        final String label;
+        final State before;
+        final State after;
+
+        CrashedUseCase(String label, State before, State after) {
+            this.label = label;
+            this.before = before;
+            this.after = after;
+        }
+
+        /** Brings a new application to the step over HTTP (the service running normally) and names the action. */
+        abstract Subject prepare(LockstepClient client);
+    }
+
+    /** The crashed action: which application, who sends what. */
+    record Subject(long applicationId, String user, String method, String path, String body) {
+
+        Answer send(LockstepClient client, String idempotencyKey) {
+            return client.send(user, method, path, body, idempotencyKey);
+        }
+    }
+
+    static Stream<Arguments> scenarios() {
+        boolean full = "full".equals(System.getProperty("chaos.matrix"));
+        List<Arguments> scenarios = new ArrayList<>();
+        int number = FIRST_NUMBER;
+        for (CrashedUseCase useCase : CrashedUseCase.values()) {
+            for (HaltPoint point : HaltPoint.values()) {
+                boolean inCi = useCase == CrashedUseCase.FINAL_DECISION
+                        || point == HaltPoint.BEFORE_DECISION_LOGGED || point == HaltPoint.AFTER_DECISION_LOGGED;
+                if (full || inCi) {
+                    scenarios.add(Arguments.of(number, useCase, point));
+                }
+                number++;
+            }
+        }
+        return scenarios.stream();
+    }
+
+    @ParameterizedTest(name = "{0}. {1}: JVM halted {2}")
+    @MethodSource("scenarios")
+    void haltInsideTheUseCase(int number, CrashedUseCase useCase, HaltPoint point) {
+        State expected = point.commits ? useCase.after : useCase.before;
+        ScenarioRecord s = REPORT.begin(number, useCase.label + ": JVM halted " + point.moment,
+                point.moment + " of the " + useCase.label + "'s XA transaction",
+                "Byteman rule " + point.rule + ": Runtime.halt(1)",
+                (point.commits ? "Recovery replays the logged commit decision: the " + useCase.label + " is committed in both"
+                        : "Presumed abort: the " + useCase.label + " is rolled back in both")
+                        + " databases (" + expected + "); a retry with the same Idempotency-Key then has exactly one effect.");
+        s.useCase = useCase.label;
+
+        h.ensureService(Timeouts.SHORT);
+        Subject subject = useCase.prepare(h.client);
+        assertState(subject.applicationId(), useCase.before);
+        s.rowsBefore.putAll(h.rows(subject.applicationId()));
+
+        String key = LockstepClient.newKey();
+        h.arm(point.rule);
+        Answer answer;
+        try {
+            answer = subject.send(h.client, key);
+            h.service.awaitExit(Duration.ofSeconds(30));
+        } finally {
+            h.disarm(point.rule);
+        }
+        s.clientAnswer = answer.toString();
+        assertThat(answer.answered()).as("the halted JVM never answered").isFalse();
+        s.rowsAfterFault.putAll(h.rows(subject.applicationId()));
+        s.preparedAfterFault = h.prepared();
+        s.coordinatorLogAfterFault = h.coordinatorLog();
+        h.requireHaltEvidence(s, point);
+
+        h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
+        s.rowsAfterRecovery.putAll(h.rows(subject.applicationId()));
+        s.preparedAfterRecovery = h.prepared();
+        State recovered = state(subject.applicationId());
+        s.observedOutcome = (point.commits ? "committed: " : "rolled back: ") + recovered;
+        assertThat(recovered).as("after recovery").isEqualTo(expected);
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+
+        Answer retry = subject.send(h.client, key);
+        s.note("retry with the same Idempotency-Key after the restart: " + retry.status() + (retry.replayed() ? " (replayed)" : ""));
+        assertThat(retry.status()).as("the retry succeeds: " + retry).isEqualTo(200);
+        assertThat(retry.replayed()).as("a stored answer is replayed exactly when the work committed").isEqualTo(point.commits);
+        assertThat(state(subject.applicationId())).as("after the retry: exactly one effect").isEqualTo(useCase.after);
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+
+    private static void assertState(long applicationId, State expected) {
+        assertThat(state(applicationId)).as("application " + applicationId + " before the fault").isEqualTo(expected);
+    }
+
+    /** The approval status (business database) and the open tasks (workflow database), read with plain SQL. */
+    private static State state(long applicationId) {
+        var rows = h.rows(applicationId);
+        String application = String.valueOf(rows.get("business: application " + applicationId));
+        String status = application.replaceAll("^approval_status=([A-Z_]+).*$", "$1");
+        String tasks = String.valueOf(rows.get("workflow: open tasks"));
+        return tasks.equals("none") ? State.of(status) : State.of(status, tasks.split(", "));
+    }
+
+    private static long draft(LockstepClient client, boolean sensitive, String countersign) {
+        String body = "{\"title\":\"chaos use case\",\"assetId\":42,\"amount\":1200.50,\"riskLevel\":\"LOW\",\"sensitive\":" + sensitive
+                + (countersign == null ? "" : ",\"countersign\":" + countersign) + "}";
+        Answer created = client.send("alice", "POST", "/api/applications", body, null);
+        assertThat(created.status()).as("create: " + created).isEqualTo(201);
+        return created.json().get("id").asLong();
+    }
+
+    private static long submitted(LockstepClient client, long applicationId) {
+        Answer submitted = client.submit(applicationId, LockstepClient.newKey());
+        assertThat(submitted.status()).as("submit: " + submitted).isEqualTo(200);
+        return applicationId;
+    }
+
+    private static void approve(LockstepClient client, String user, long applicationId, String step) {
+        String task = client.openTask(applicationId, step, "countersign".equals(step) ? user : null);
+        assertThat(task).as(step + " open for " + user).isNotNull();
+        Answer approved = client.complete(user, task, LockstepClient.newKey());
+        assertThat(approved.status()).as(user + " approves " + step + ": " + approved).isEqualTo(200);
+    }
+}
