@@ -1,6 +1,7 @@
 package dev.lockstep.approval;
 
 import dev.lockstep.approval.TaskHandover.Kind;
+import dev.lockstep.publish.Outbox;
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
 import dev.lockstep.todo.TaskProjection;
@@ -39,11 +40,13 @@ public class ApprovalTasks {
     private final TaskProjection projection;
     private final TaskSummaries summaries;
     private final UseCaseJournal journal;
+    private final Outbox outbox;
     private final Clock clock;
 
     public ApprovalTasks(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
             ApprovalRecordRepository records, TaskHandoverRepository handovers, ApprovalProcess process,
-            RunningStepLock runningStep, TaskProjection projection, TaskSummaries summaries, UseCaseJournal journal, Clock clock) {
+            RunningStepLock runningStep, TaskProjection projection, TaskSummaries summaries, UseCaseJournal journal, Outbox outbox,
+            Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
@@ -53,6 +56,7 @@ public class ApprovalTasks {
         this.projection = projection;
         this.summaries = summaries;
         this.journal = journal;
+        this.outbox = outbox;
         this.clock = clock;
     }
 
@@ -280,6 +284,11 @@ public class ApprovalTasks {
         ProcessOutcome result = ProcessOutcome.valueOf(outcome);
         bindings.end(processInstanceId, result.bindingStatus(), now);
         applications.close(application.getId(), result.approvalStatus(), result.publishStatus(), null, now);
+        if (result.approvalStatus() == ApprovalStatus.APPROVED) {
+            // same XA transaction: the event exists exactly when the approval committed
+            outbox.requestAssetPublication(new Outbox.AssetPublication(Application.BUSINESS_TYPE, application.getId(),
+                    application.getAssetId(), application.getTitle(), application.getLifecycleNo()), now);
+        }
         log.info("application {} {}: its process ended with outcome {}", application.getId(), result.approvalStatus(), outcome);
     }
 
