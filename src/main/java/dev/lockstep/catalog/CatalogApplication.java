@@ -3,7 +3,6 @@ package dev.lockstep.catalog;
 import dev.lockstep.web.ProblemHandler;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Import;
 
@@ -11,8 +10,9 @@ import org.springframework.context.annotation.Import;
  * The reference catalog as a process of its own, the way a real consumer is deployed: nothing of the
  * approval service (no XA, no engine, no business database), only {@code /catalog} on its own
  * database, which {@code lockstep.catalog.db.url} must name. See docs/publishing.md for the command.
+ * Deliberately not a {@code @Configuration}: the service's component scan must not pick it up (its
+ * exclusions would switch off the service's JPA and Flyway); {@code @Import} makes it a source all the same.
  */
-@SpringBootConfiguration
 @EnableAutoConfiguration(excludeName = {
         // the catalog builds its own pool and runs its own migrations (db/catalog) on it
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",

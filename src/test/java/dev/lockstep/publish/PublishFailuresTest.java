@@ -11,7 +11,6 @@ import dev.lockstep.xa.EmbeddedPostgresServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,6 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,6 +51,8 @@ class PublishFailuresTest {
     MeterRegistry meters;
     @Autowired
     EmbeddedPostgresServers servers;
+    @Autowired
+    OutboxMonitor monitor;
 
     PublishFixture fixture;
 
@@ -131,7 +133,7 @@ class PublishFailuresTest {
     void anEventFailsOnceItsAttemptsAreUsedUp() throws Exception {
         long id = fixture.approvedApplication();
         String eventId = fixture.eventIdOf(id);
-        OutboxPublisher oneShot = fixture.node("one-shot.tm", "http://localhost:" + closedPort() + "/catalog",
+        OutboxPublisher oneShot = fixture.node("one-shot.tm", "http://localhost:" + PublishFixture.closedPort() + "/catalog",
                 Duration.ofSeconds(1), Duration.ofSeconds(1), 1);
 
         oneShot.publishDue();
@@ -218,12 +220,40 @@ class PublishFailuresTest {
         assertThat(fixture.inboxDeliveries("DUPLICATE")).as("no event was sent twice").isEqualTo(duplicatesBefore);
     }
 
+    @Test
+    void anEventDueForLongerThanStuckAfterDegradesHealthAndShowsInTheGauges() {
+        String eventId = "stuck-" + UUID.randomUUID();
+        db.business().update("insert into outbox_event (event_id, aggregate_type, aggregate_id, event_type, payload_json,"
+                + " event_status, retry_count, next_retry_at, created_at, updated_at, last_error_code)"
+                + " values (?, 'TEST_ASSET', '9', 'ASSET_PUBLISH_REQUESTED', '{}', 'RETRY', 3, now() - interval '1 hour',"
+                + " now() - interval '2 hours', now(), 'HTTP_503')", eventId);
+        try {
+            monitor.read();
+
+            Api.Response health = api.get("erin", "/actuator/health/outbox");
+            assertThat(health.status()).as(health.toString()).isEqualTo(503);
+            assertThat(health.json().get("status").asString()).isEqualTo("OUT_OF_SERVICE");
+            String metrics = api.get("erin", "/actuator/prometheus", "text/plain").body();
+            assertThat(metrics).contains("lockstep_outbox_events{status=\"RETRY\"}");
+            double oldest = Double.parseDouble(metrics.lines().filter(line -> line.startsWith("lockstep_outbox_oldest_pending_age_seconds"))
+                    .findFirst().orElseThrow().replaceAll(".* ", ""));
+            assertThat(oldest).isGreaterThanOrEqualTo(7200 - 60);
+            assertThat(api.get("erin", "/api/admin/outbox/lag").json().get("retryCountDistribution").get("3").asLong()).isPositive();
+        } finally {
+            db.business().update("delete from outbox_event where event_id = ?", eventId);
+            monitor.read();
+        }
+        assertThat(api.get("erin", "/actuator/health/outbox").json().get("status").asString()).isEqualTo("UP");
+    }
+
     /**
      * Forwards to the real in-process catalog, but holds the answer to a create for {@code delay}: the
-     * catalog has applied it, the caller has given up waiting.
+     * catalog has applied it, the caller has given up waiting. A lookup is forwarded only once the
+     * create has reached the catalog, however slowly the create travelled.
      */
     private HttpServer slowProxy(AtomicInteger creates, Duration delay) throws Exception {
         HttpClient forward = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        CountDownLatch applied = new CountDownLatch(1);
         HttpServer proxy = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
         proxy.createContext("/catalog", exchange -> {
             try (exchange) {
@@ -236,11 +266,13 @@ class PublishFailuresTest {
                             .header("Content-Type", "application/json")
                             .POST(HttpRequest.BodyPublishers.ofByteArray(body));
                 } else {
+                    applied.await(30, TimeUnit.SECONDS);
                     request.GET();
                 }
                 HttpResponse<byte[]> answer = forward.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
                 if (create) {
                     creates.incrementAndGet();
+                    applied.countDown();
                     Thread.sleep(delay.toMillis());
                 }
                 exchange.sendResponseHeaders(answer.statusCode(), answer.body().length == 0 ? -1 : answer.body().length);
@@ -256,11 +288,5 @@ class PublishFailuresTest {
         proxy.setExecutor(Executors.newCachedThreadPool());
         proxy.start();
         return proxy;
-    }
-
-    private static int closedPort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

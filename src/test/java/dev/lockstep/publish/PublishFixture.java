@@ -8,6 +8,8 @@ import dev.lockstep.support.TestDatabases;
 import dev.lockstep.xa.EmbeddedPostgresServers;
 import dev.lockstep.xa.XaConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -81,6 +83,13 @@ class PublishFixture {
 
     String inProcessCatalogUrl() {
         return api.baseUrl() + "/catalog";
+    }
+
+    /** A port nothing listens on: a catalog that is down. */
+    static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     /** Another publisher node on the same outbox. */

@@ -10,7 +10,6 @@ import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import dev.lockstep.xa.EmbeddedPostgresServers;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.net.ServerSocket;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -149,7 +148,7 @@ class PublishingTest {
     void whileTheCatalogIsDownTheEventWaitsWithBackoffAndIsPublishedOnceItIsBack() throws Exception {
         long id = fixture.approvedApplication();
         String eventId = fixture.eventIdOf(id);
-        OutboxPublisher cutOff = fixture.node("cut-off.tm", "http://localhost:" + closedPort() + "/catalog",
+        OutboxPublisher cutOff = fixture.node("cut-off.tm", "http://localhost:" + PublishFixture.closedPort() + "/catalog",
                 Duration.ofSeconds(1), Duration.ofSeconds(2), 5);
 
         Instant attempted = Instant.now();
@@ -208,12 +207,6 @@ class PublishingTest {
         int rounds = 0;
         while (publisher.publishDue() > 0 && rounds++ < 100) {
             // every claimed event got its attempt; poll again until nothing is due
-        }
-    }
-
-    private static int closedPort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 }
