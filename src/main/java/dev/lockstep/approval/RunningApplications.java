@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.publish.Outbox;
 import dev.lockstep.security.Caller;
 import dev.lockstep.web.ApiException;
 import dev.lockstep.workflow.ActionFence;
@@ -17,7 +18,8 @@ import org.springframework.stereotype.Component;
  * the business row lock, which serializes actions (parallel tasks meet at a join), then the
  * {@link ActionFence}, so that what the action reads from the workflow includes everything its
  * predecessor committed; and, once the action has moved the process, the application's task
- * summary or its final status taken from the process's explicit outcome.
+ * summary or its final status taken from the process's explicit outcome (an approval also writes
+ * its publish event to the outbox, in the same transaction).
  */
 @Component
 public class RunningApplications {
@@ -29,15 +31,17 @@ public class RunningApplications {
     private final ApprovalProcess process;
     private final ActionFence fence;
     private final TaskSummaries summaries;
+    private final Outbox outbox;
     private final Clock clock;
 
     RunningApplications(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalProcess process, ActionFence fence, TaskSummaries summaries, Clock clock) {
+            ApprovalProcess process, ActionFence fence, TaskSummaries summaries, Outbox outbox, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.process = process;
         this.fence = fence;
         this.summaries = summaries;
+        this.outbox = outbox;
         this.clock = clock;
     }
 
@@ -129,6 +133,11 @@ public class RunningApplications {
         ProcessOutcome result = ProcessOutcome.valueOf(outcome);
         bindings.end(processInstanceId, result.bindingStatus(), now);
         applications.close(application.getId(), result.approvalStatus(), result.publishStatus(), null, now);
+        if (result.approvalStatus() == ApprovalStatus.APPROVED) {
+            // same XA transaction: the publish event exists exactly when the approval committed
+            outbox.requestAssetPublication(new Outbox.AssetPublication(Application.BUSINESS_TYPE, application.getId(),
+                    application.getAssetId(), application.getTitle(), application.getLifecycleNo()), now);
+        }
         log.info("application {} {}: its process ended with outcome {}", application.getId(), result.approvalStatus(), outcome);
     }
 }

@@ -3,13 +3,8 @@ package dev.lockstep.delivery;
 import jakarta.transaction.Status;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.TransactionManager;
-import java.io.IOException;
 import java.net.URI;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.http.HttpRequest;
-import org.springframework.http.client.ClientHttpRequestExecution;
-import org.springframework.http.client.ClientHttpRequestInterceptor;
-import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -17,22 +12,15 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Refuses a remote call while a transaction is active on the calling thread. A call made inside an XA
  * transaction would hold both databases' locks for the length of a network round trip and could not
  * be undone if the transaction rolled back: work for another system is written to the outbox instead
- * and delivered after the commit. Every HTTP client of the
- * service carries it as a request interceptor ({@link RemoteCalls}).
+ * and delivered after the commit. Every HTTP client of the service asks it before each request.
  */
 @Component
-public class RemoteCallOutsideTransaction implements ClientHttpRequestInterceptor {
+public class RemoteCallOutsideTransaction {
 
     private final ObjectProvider<TransactionManager> jta;
 
     RemoteCallOutsideTransaction(ObjectProvider<TransactionManager> jta) {
         this.jta = jta;
-    }
-
-    @Override
-    public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution) throws IOException {
-        requireNoTransaction(request.getURI());
-        return execution.execute(request, body);
     }
 
     /** Throws when the calling thread is inside a Spring-managed or a JTA transaction. */

@@ -119,6 +119,14 @@ public class EmbeddedPostgresServers implements Closeable {
         }
     }
 
+    /**
+     * A database of its own in the business server, for a component that must not share the business
+     * or workflow database (the reference catalog): separate data, no extra server to run.
+     */
+    public DatabaseSettings separateDatabase(String database) {
+        return settings(business, database, new DatabaseSettings(null, null, null, null, null, null));
+    }
+
     public DatabaseEndpoints endpoints() {
         return endpoints;
     }

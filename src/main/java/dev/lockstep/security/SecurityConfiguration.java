@@ -63,6 +63,7 @@ public class SecurityConfiguration {
                         .dispatcherTypeMatchers(DispatcherType.ERROR).permitAll()
                         .requestMatchers("/actuator/health/**", "/actuator/info").permitAll()
                         .requestMatchers("/actuator/**").hasRole(Roles.ADMIN)
+                        .requestMatchers(HttpMethod.GET, "/api/admin/outbox/**").hasAnyRole(Roles.ADMIN, Roles.AUDITOR)
                         .requestMatchers("/api/admin/**").hasRole(Roles.ADMIN)
                         .requestMatchers(HttpMethod.GET, "/api/recovery/audit/**").hasAnyRole(Roles.DBA, Roles.AUDITOR)
                         .requestMatchers("/api/recovery/**", "/console/**").hasRole(Roles.DBA)

@@ -5,20 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.delivery.RemoteCallOutsideTransaction.RemoteCallInTransactionException;
 import dev.lockstep.support.LockstepIntegrationTest;
+import java.net.URI;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
-import org.springframework.web.client.RestClient;
 
 /** The runtime half of "no remote call inside an XA transaction"; ArchitectureTest is the static half. */
 @LockstepIntegrationTest
 class RemoteCallOutsideTransactionTest {
 
     @Autowired
-    RemoteCalls remoteCalls;
+    RemoteCallOutsideTransaction outsideTransaction;
     @Autowired
     PlatformTransactionManager transactionManager;
     @LocalServerPort
@@ -26,19 +26,25 @@ class RemoteCallOutsideTransactionTest {
 
     @Test
     void aCallInsideTheJtaTransactionIsRefusedBeforeAnythingIsSent() {
-        RestClient client = remoteCalls.client("http://localhost:" + port, Duration.ofSeconds(2), Duration.ofSeconds(5));
+        CatalogClient catalog = catalog();
         TransactionTemplate transaction = new TransactionTemplate(transactionManager);
 
-        assertThatThrownBy(() -> transaction.executeWithoutResult(status ->
-                client.get().uri("/actuator/health").retrieve().toBodilessEntity()))
-                .isInstanceOf(RemoteCallInTransactionException.class)
-                .hasMessageContaining("/actuator/health");
+        assertThatThrownBy(() -> transaction.executeWithoutResult(status -> {
+            try {
+                catalog.lookup("no-such-event");
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        })).isInstanceOf(RemoteCallInTransactionException.class).hasMessageContaining("/publications/no-such-event");
     }
 
     @Test
-    void theSameCallAfterTheCommitGoesThrough() {
-        RestClient client = remoteCalls.client("http://localhost:" + port, Duration.ofSeconds(2), Duration.ofSeconds(5));
+    void theSameCallOutsideAnyTransactionGoesThrough() throws InterruptedException {
+        assertThat(catalog().lookup("no-such-event")).isEqualTo(CatalogClient.Lookup.NOT_APPLIED);
+    }
 
-        assertThat(client.get().uri("/actuator/health").retrieve().toBodilessEntity().getStatusCode().value()).isEqualTo(200);
+    private CatalogClient catalog() {
+        return new CatalogClient(() -> URI.create("http://localhost:" + port + "/catalog"), null, Duration.ofSeconds(2),
+                Duration.ofSeconds(5), outsideTransaction);
     }
 }

@@ -16,7 +16,7 @@ import org.springframework.boot.test.context.TestComponent;
 @TestComponent
 public class InjectedFaults implements BeanPostProcessor {
 
-    private static final Set<String> WRAPPED = Set.of("approvalProcess", "applicationRepository",
+    private static final Set<String> WRAPPED = Set.of("approvalProcess", "applicationRepository", "outbox",
             "businessProcessBindingRepository", "approvalRecordRepository");
 
     private final Map<String, Runnable> armed = new ConcurrentHashMap<>();

@@ -18,7 +18,9 @@ import org.springframework.context.annotation.Import;
         "lockstep.home=target/it-var/${random.uuid}",
         "lockstep.embedded.business-port=0",
         "lockstep.embedded.workflow-port=0",
-        "lockstep.tm.unique-name=lockstep-it.tm"
+        "lockstep.tm.unique-name=lockstep-it.tm",
+        // no polling loop: publishing tests drive OutboxPublisher.publishDue() themselves
+        "lockstep.publish.poll-interval=0s"
 })
 @Import({TestDatabases.class, Api.class, InjectedFaults.class})
 public @interface LockstepIntegrationTest {

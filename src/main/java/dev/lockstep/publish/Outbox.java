@@ -1,0 +1,52 @@
+package dev.lockstep.publish;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Records the intent to publish in the caller's transaction (seed 000, section 11): the event row
+ * commits or rolls back together with the approval that caused it. Nothing is sent from here; the
+ * {@link OutboxPublisher} delivers it after the commit, outside any XA transaction.
+ */
+@Component
+public class Outbox {
+
+    public static final String ASSET_PUBLISH_REQUESTED = "ASSET_PUBLISH_REQUESTED";
+
+    private final JsonMapper json = JsonMapper.builder().build();
+
+    // persist, not a repository's save: the id is assigned here, and save would read the row first to merge
+    @PersistenceContext
+    private EntityManager entityManager;
+
+    /** The asset of an approved application is to be published; returns the event id (the catalog's idempotency key). */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public String requestAssetPublication(AssetPublication publication, Instant now) {
+        String eventId = UUID.randomUUID().toString();
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("eventId", eventId);
+        payload.put("applicationId", publication.applicationId());
+        payload.put("assetId", publication.assetId());
+        payload.put("title", publication.title());
+        payload.put("lifecycleNo", publication.lifecycleNo());
+        payload.put("approvedAt", now.toString());
+        entityManager.persist(OutboxEvent.pending(eventId, publication.aggregateType(), Long.toString(publication.applicationId()),
+                ASSET_PUBLISH_REQUESTED, json.writeValueAsString(payload), now));
+        return eventId;
+    }
+
+    /**
+     * What the catalog is told about an approved application: identifiers and the title, never the
+     * description, amount or anything a caller could not see in the catalog anyway.
+     */
+    public record AssetPublication(String aggregateType, long applicationId, long assetId, String title, int lifecycleNo) {
+    }
+}

@@ -1,0 +1,118 @@
+package dev.lockstep.publish;
+
+import dev.lockstep.platform.DatabaseVendor;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one statement that differs by vendor: the claim. Everything else the publisher runs is plain
+ * SQL both accept ({@link OutboxStore}). Both claims skip rows another node has locked, so several
+ * nodes poll side by side without waiting on each other, and take events whose lease expired.
+ */
+enum OutboxDialect {
+
+    /** One statement: lock due rows skipping locked ones, lease them, return them. */
+    POSTGRESQL {
+        @Override
+        List<ClaimedEvent> claim(Connection connection, String owner, Instant now, Instant leaseUntil, int batchSize)
+                throws SQLException {
+            try (PreparedStatement claim = connection.prepareStatement("""
+                    update outbox_event
+                       set retry_count = retry_count + case when event_status = 'PROCESSING' then 1 else 0 end,
+                           last_error_code = case when event_status = 'PROCESSING' then 'LEASE_EXPIRED' else last_error_code end,
+                           event_status = 'PROCESSING', owner = ?, lease_until = ?, next_retry_at = ?, updated_at = ?
+                     where event_id in (select event_id from outbox_event
+                                         where event_status in ('PENDING', 'RETRY', 'PROCESSING') and next_retry_at <= ?
+                                         order by next_retry_at
+                                         limit ?
+                                         for update skip locked)
+                    returning event_id, aggregate_type, aggregate_id, event_type, payload_json, retry_count, created_at
+                    """)) {
+                claim.setString(1, owner);
+                claim.setTimestamp(2, Timestamp.from(leaseUntil));
+                claim.setTimestamp(3, Timestamp.from(leaseUntil));
+                claim.setTimestamp(4, Timestamp.from(now));
+                claim.setTimestamp(5, Timestamp.from(now));
+                claim.setInt(6, batchSize);
+                try (ResultSet rows = claim.executeQuery()) {
+                    return read(rows, owner, leaseUntil);
+                }
+            }
+        }
+    },
+
+    /**
+     * Oracle refuses FOR UPDATE with FETCH FIRST and a locking subquery inside UPDATE: lock by fetching
+     * at most {@code batchSize} rows from a SKIP LOCKED cursor (rows lock as they are fetched), then
+     * lease them by id and read them back, all in the caller's transaction.
+     */
+    ORACLE {
+        @Override
+        List<ClaimedEvent> claim(Connection connection, String owner, Instant now, Instant leaseUntil, int batchSize)
+                throws SQLException {
+            List<String> ids = new ArrayList<>();
+            try (PreparedStatement due = connection.prepareStatement("""
+                    select event_id from outbox_event
+                     where event_status in ('PENDING', 'RETRY', 'PROCESSING') and next_retry_at <= ?
+                     order by next_retry_at
+                     for update skip locked
+                    """)) {
+                due.setTimestamp(1, Timestamp.from(now));
+                due.setFetchSize(batchSize);
+                try (ResultSet rows = due.executeQuery()) {
+                    while (ids.size() < batchSize && rows.next()) {
+                        ids.add(rows.getString(1));
+                    }
+                }
+            }
+            List<ClaimedEvent> claimed = new ArrayList<>();
+            try (PreparedStatement lease = connection.prepareStatement("""
+                    update outbox_event
+                       set retry_count = retry_count + case when event_status = 'PROCESSING' then 1 else 0 end,
+                           last_error_code = case when event_status = 'PROCESSING' then 'LEASE_EXPIRED' else last_error_code end,
+                           event_status = 'PROCESSING', owner = ?, lease_until = ?, next_retry_at = ?, updated_at = ?
+                     where event_id = ?
+                    """);
+                    PreparedStatement read = connection.prepareStatement("""
+                    select event_id, aggregate_type, aggregate_id, event_type, payload_json, retry_count, created_at
+                      from outbox_event where event_id = ?
+                    """)) {
+                for (String id : ids) {
+                    lease.setString(1, owner);
+                    lease.setTimestamp(2, Timestamp.from(leaseUntil));
+                    lease.setTimestamp(3, Timestamp.from(leaseUntil));
+                    lease.setTimestamp(4, Timestamp.from(now));
+                    lease.setString(5, id);
+                    lease.executeUpdate();
+                    read.setString(1, id);
+                    try (ResultSet row = read.executeQuery()) {
+                        claimed.addAll(read(row, owner, leaseUntil));
+                    }
+                }
+            }
+            return claimed;
+        }
+    };
+
+    abstract List<ClaimedEvent> claim(Connection connection, String owner, Instant now, Instant leaseUntil, int batchSize)
+            throws SQLException;
+
+    static OutboxDialect of(DatabaseVendor vendor) {
+        return vendor == DatabaseVendor.ORACLE ? ORACLE : POSTGRESQL;
+    }
+
+    private static List<ClaimedEvent> read(ResultSet rows, String owner, Instant leaseUntil) throws SQLException {
+        List<ClaimedEvent> events = new ArrayList<>();
+        while (rows.next()) {
+            events.add(new ClaimedEvent(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4),
+                    rows.getString(5), rows.getInt(6), rows.getTimestamp(7).toInstant(), owner, leaseUntil));
+        }
+        return events;
+    }
+}

@@ -1,0 +1,282 @@
+package dev.lockstep.publish;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The publisher's side of {@code outbox_event}: short local transactions on a plain (non-XA) pool of
+ * the business database. A claim or a mark touches one database, so it needs no coordinator and none
+ * of its forced log writes; and none of them is ever open while the catalog is being called.
+ * Each change of an event moves {@code application.publish_status} with it, in the same transaction.
+ */
+class OutboxStore implements AutoCloseable {
+
+    private final HikariDataSource pool;
+    private final OutboxDialect dialect;
+
+    OutboxStore(HikariDataSource pool, OutboxDialect dialect) {
+        this.pool = pool;
+        this.dialect = dialect;
+    }
+
+    /** Leases up to {@code batchSize} due events (new, retry due, or lease expired) to {@code owner}. */
+    List<ClaimedEvent> claim(String owner, Instant now, Instant leaseUntil, int batchSize) {
+        return inTransaction(connection -> {
+            List<ClaimedEvent> claimed = dialect.claim(connection, owner, now, leaseUntil, batchSize);
+            for (ClaimedEvent event : claimed) {
+                movePublishStatus(connection, event.aggregateType(), event.aggregateId(), "PUBLISHING", now);
+            }
+            return claimed;
+        });
+    }
+
+    /**
+     * Records an attempt's outcome if {@code event}'s lease is still this node's; false if another
+     * node took the event over meanwhile (its own attempt will record the outcome).
+     */
+    boolean finish(ClaimedEvent event, Mark mark, Instant now) {
+        return inTransaction(connection -> {
+            int updated;
+            try (PreparedStatement finish = connection.prepareStatement("""
+                    update outbox_event
+                       set event_status = ?, retry_count = retry_count + ?, next_retry_at = ?,
+                           last_error_code = coalesce(?, last_error_code), last_error_detail = coalesce(?, last_error_detail),
+                           published_at = ?, lease_until = null, updated_at = ?
+                     where event_id = ? and event_status = 'PROCESSING' and owner = ? and lease_until = ?
+                    """)) {
+                finish.setString(1, mark.status().name());
+                finish.setInt(2, mark.status() == EventStatus.PUBLISHED ? 0 : 1);
+                finish.setTimestamp(3, Timestamp.from(mark.nextRetryAt() != null ? mark.nextRetryAt() : now));
+                finish.setString(4, mark.errorCode());
+                finish.setString(5, truncate(mark.errorDetail()));
+                finish.setTimestamp(6, mark.status() == EventStatus.PUBLISHED ? Timestamp.from(now) : null);
+                finish.setTimestamp(7, Timestamp.from(now));
+                finish.setString(8, event.eventId());
+                finish.setString(9, event.owner());
+                finish.setTimestamp(10, Timestamp.from(event.leaseUntil()));
+                updated = finish.executeUpdate();
+            }
+            if (updated == 1) {
+                movePublishStatus(connection, event.aggregateType(), event.aggregateId(), applicationStatus(mark.status()), now);
+            }
+            return updated == 1;
+        });
+    }
+
+    /** What an attempt ended with; {@code nextRetryAt} only for RETRY. A success keeps the last error for the record. */
+    record Mark(EventStatus status, String errorCode, String errorDetail, Instant nextRetryAt) {
+
+        static Mark published() {
+            return new Mark(EventStatus.PUBLISHED, null, null, null);
+        }
+    }
+
+    record EventRow(String eventId, String aggregateType, String aggregateId, String eventType, String status, String owner,
+            Instant leaseUntil, int retryCount, Instant nextRetryAt, String lastErrorCode, String lastErrorDetail,
+            Instant createdAt, Instant updatedAt, Instant publishedAt) {
+    }
+
+    /** Events oldest first, optionally of one status and type. */
+    List<EventRow> list(String status, String type, int limit) {
+        return inTransaction(connection -> {
+            try (PreparedStatement select = connection.prepareStatement("""
+                    select event_id, aggregate_type, aggregate_id, event_type, event_status, owner, lease_until, retry_count,
+                           next_retry_at, last_error_code, last_error_detail, created_at, updated_at, published_at
+                      from outbox_event
+                     where (cast(? as varchar(32)) is null or event_status = ?) and (cast(? as varchar(128)) is null or event_type = ?)
+                     order by created_at, event_id
+                     fetch first ? rows only
+                    """)) {
+                select.setString(1, status);
+                select.setString(2, status);
+                select.setString(3, type);
+                select.setString(4, type);
+                select.setInt(5, limit);
+                try (ResultSet rows = select.executeQuery()) {
+                    List<EventRow> events = new ArrayList<>();
+                    while (rows.next()) {
+                        events.add(eventRow(rows));
+                    }
+                    return events;
+                }
+            }
+        });
+    }
+
+    Optional<EventRow> find(Connection connection, String eventId, boolean forUpdate) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("""
+                select event_id, aggregate_type, aggregate_id, event_type, event_status, owner, lease_until, retry_count,
+                       next_retry_at, last_error_code, last_error_detail, created_at, updated_at, published_at
+                  from outbox_event where event_id = ?""" + (forUpdate ? " for update" : ""))) {
+            select.setString(1, eventId);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? Optional.of(eventRow(row)) : Optional.empty();
+            }
+        }
+    }
+
+    /** An operator's change of one event: status, attempts reset or not, and the application's publish status. */
+    void operatorMark(Connection connection, EventRow event, EventStatus status, boolean resetAttempts, String errorCode,
+            String applicationPublishStatus, Instant now) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("""
+                update outbox_event
+                   set event_status = ?, retry_count = ?, next_retry_at = ?,
+                       last_error_code = ?, lease_until = null, updated_at = ?
+                 where event_id = ?
+                """)) {
+            update.setString(1, status.name());
+            update.setInt(2, resetAttempts ? 0 : event.retryCount());
+            update.setTimestamp(3, Timestamp.from(now));
+            update.setString(4, errorCode);
+            update.setTimestamp(5, Timestamp.from(now));
+            update.setString(6, event.eventId());
+            update.executeUpdate();
+        }
+        movePublishStatus(connection, event.aggregateType(), event.aggregateId(), applicationPublishStatus, now);
+    }
+
+    record Lag(Map<String, Long> byStatus, Instant oldestPendingCreatedAt, Instant oldestProcessingSince,
+            Instant oldestDueAt, Map<Integer, Long> retryCounts, Map<String, Long> lastErrorCodes) {
+    }
+
+    /** Seed 000, section 37: how far behind the publisher is and why. */
+    Lag lag(Instant now) {
+        return inTransaction(connection -> {
+            Map<String, Long> byStatus = new LinkedHashMap<>();
+            for (EventStatus status : EventStatus.values()) {
+                byStatus.put(status.name(), 0L);
+            }
+            try (PreparedStatement counts = connection.prepareStatement(
+                    "select event_status, count(*) from outbox_event group by event_status");
+                    ResultSet rows = counts.executeQuery()) {
+                while (rows.next()) {
+                    byStatus.put(rows.getString(1), rows.getLong(2));
+                }
+            }
+            Instant oldestPending = instant(connection,
+                    "select min(created_at) from outbox_event where event_status in ('PENDING', 'RETRY')", null);
+            Instant oldestProcessing = instant(connection,
+                    "select min(updated_at) from outbox_event where event_status = 'PROCESSING'", null);
+            Instant oldestDue = instant(connection, """
+                    select min(next_retry_at) from outbox_event
+                     where event_status in ('PENDING', 'RETRY', 'PROCESSING') and next_retry_at <= ?""", now);
+            Map<Integer, Long> retryCounts = new LinkedHashMap<>();
+            try (PreparedStatement counts = connection.prepareStatement("""
+                    select retry_count, count(*) from outbox_event where event_status <> 'PUBLISHED'
+                     group by retry_count order by retry_count""");
+                    ResultSet rows = counts.executeQuery()) {
+                while (rows.next()) {
+                    retryCounts.put(rows.getInt(1), rows.getLong(2));
+                }
+            }
+            Map<String, Long> errorCodes = new LinkedHashMap<>();
+            try (PreparedStatement counts = connection.prepareStatement("""
+                    select last_error_code, count(*) from outbox_event
+                     where event_status <> 'PUBLISHED' and last_error_code is not null
+                     group by last_error_code order by count(*) desc, last_error_code""");
+                    ResultSet rows = counts.executeQuery()) {
+                while (rows.next()) {
+                    errorCodes.put(rows.getString(1), rows.getLong(2));
+                }
+            }
+            return new Lag(byStatus, oldestPending, oldestProcessing, oldestDue, retryCounts, errorCodes);
+        });
+    }
+
+    interface SqlWork<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    /** One local transaction on the publisher's pool; rolled back on any failure. */
+    <T> T inTransaction(SqlWork<T> work) {
+        try (Connection connection = pool.getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                T result = work.run(connection);
+                connection.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new OutboxUnavailable(e);
+        }
+    }
+
+    static String applicationStatus(EventStatus status) {
+        return switch (status) {
+            case PENDING -> "PENDING";
+            case PROCESSING, RETRY -> "PUBLISHING";
+            case PUBLISHED -> "PUBLISHED";
+            case FAILED -> "FAILED";
+        };
+    }
+
+    private static void movePublishStatus(Connection connection, String aggregateType, String aggregateId, String status,
+            Instant now) throws SQLException {
+        if (!"APPLICATION".equals(aggregateType)) {
+            return;
+        }
+        try (PreparedStatement update = connection.prepareStatement("""
+                update application set publish_status = ?, row_version = row_version + 1, updated_at = ?
+                 where id = ? and approval_status = 'APPROVED' and publish_status <> ?
+                """)) {
+            update.setString(1, status);
+            update.setTimestamp(2, Timestamp.from(now));
+            update.setLong(3, Long.parseLong(aggregateId));
+            update.setString(4, status);
+            update.executeUpdate();
+        }
+    }
+
+    private static Instant instant(Connection connection, String sql, Instant parameter) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(sql)) {
+            if (parameter != null) {
+                select.setTimestamp(1, Timestamp.from(parameter));
+            }
+            try (ResultSet row = select.executeQuery()) {
+                row.next();
+                Timestamp value = row.getTimestamp(1);
+                return value == null ? null : value.toInstant();
+            }
+        }
+    }
+
+    private static EventRow eventRow(ResultSet rows) throws SQLException {
+        return new EventRow(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4), rows.getString(5),
+                rows.getString(6), toInstant(rows.getTimestamp(7)), rows.getInt(8), toInstant(rows.getTimestamp(9)),
+                rows.getString(10), rows.getString(11), toInstant(rows.getTimestamp(12)), toInstant(rows.getTimestamp(13)),
+                toInstant(rows.getTimestamp(14)));
+    }
+
+    private static Instant toInstant(Timestamp timestamp) {
+        return timestamp == null ? null : timestamp.toInstant();
+    }
+
+    private static String truncate(String detail) {
+        return detail == null || detail.length() <= 1000 ? detail : detail.substring(0, 1000);
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+
+    /** The business database cannot be reached from the publisher's pool; the next poll tries again. */
+    static class OutboxUnavailable extends RuntimeException {
+        OutboxUnavailable(SQLException cause) {
+            super("outbox: " + cause.getMessage(), cause);
+        }
+    }
+}

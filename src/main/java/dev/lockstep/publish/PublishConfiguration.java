@@ -1,0 +1,102 @@
+package dev.lockstep.publish;
+
+import dev.lockstep.delivery.CatalogClient;
+import dev.lockstep.delivery.RemoteCallOutsideTransaction;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.lockstep.catalog.CatalogConfiguration;
+import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseSettings;
+import dev.lockstep.platform.LockstepProperties;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
+import java.time.Clock;
+import java.util.function.Supplier;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * The publisher side of publishing. XA modes only (the single-database mode writes events but runs no
+ * publisher yet, see docs/publishing.md). Its pool is plain HikariCP on the business database, apart
+ * from the XA pool: claims and marks are local transactions of one database.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnXaMode
+@EnableConfigurationProperties(PublishProperties.class)
+public class PublishConfiguration {
+
+    @Bean(destroyMethod = "close")
+    OutboxStore outboxStore(DatabaseEndpoints endpoints, PublishProperties properties) {
+        properties.verify();
+        DatabaseSettings business = endpoints.business();
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("publish-business");
+        config.setJdbcUrl(business.url());
+        config.setUsername(business.username());
+        config.setPassword(business.password());
+        config.setMaximumPoolSize(4);
+        config.setMinimumIdle(1);
+        // a poll that cannot get a connection fails fast and the next poll tries again
+        config.setConnectionTimeout(2_000);
+        return new OutboxStore(new HikariDataSource(config), OutboxDialect.of(business.vendor()));
+    }
+
+    @Bean
+    CatalogTarget catalogTarget(PublishProperties properties, ObjectProvider<CatalogConfiguration> inProcessCatalog,
+            Environment environment) {
+        if (properties.catalogUrl() != null) {
+            return new CatalogTarget(properties.catalogUrl().toString(), properties::catalogUrl);
+        }
+        if (inProcessCatalog.getIfAvailable() != null) {
+            // the reference catalog in this process, still over HTTP; the port is known once the server is up
+            Supplier<URI> local = () -> URI.create("http://localhost:" + environment.getRequiredProperty("local.server.port")
+                    + "/catalog");
+            return new CatalogTarget("the reference catalog in this process (/catalog)", local);
+        }
+        return new CatalogTarget(null, null);
+    }
+
+    @Bean
+    OutboxPublisher outboxPublisher(OutboxStore store, CatalogTarget target, PublishProperties properties,
+            LockstepProperties lockstep, ObjectProvider<Clock> clock, MeterRegistry meters,
+            RemoteCallOutsideTransaction outsideTransaction) {
+        CatalogClient client = new CatalogClient(target.url(), properties.catalogToken(), properties.connectTimeout(),
+                properties.readTimeout(), outsideTransaction);
+        return new OutboxPublisher(store, client, properties, lockstep.tm().uniqueName(), clock.getIfAvailable(Clock::systemUTC),
+                meters);
+    }
+
+    @Bean(destroyMethod = "close")
+    PublishLoop publishLoop(OutboxPublisher publisher, CatalogTarget target, PublishProperties properties) {
+        return new PublishLoop(publisher, target, properties);
+    }
+
+    @Bean
+    OutboxMonitor outboxMonitor(OutboxStore store, PublishProperties properties, ObjectProvider<Clock> clock,
+            MeterRegistry meters) {
+        return new OutboxMonitor(store, properties.stuckAfter(), clock.getIfAvailable(Clock::systemUTC), meters);
+    }
+
+    @Bean
+    OutboxHealthIndicator outboxHealthIndicator(OutboxMonitor monitor) {
+        return new OutboxHealthIndicator(monitor);
+    }
+
+    @Bean
+    OutboxOperations outboxOperations(OutboxStore store, AuditTrail audit, ObjectProvider<Clock> clock) {
+        return new OutboxOperations(store, audit, clock.getIfAvailable(Clock::systemUTC));
+    }
+
+    /** Where events go: {@code description} for the logs, {@code url} null when nowhere is configured. */
+    record CatalogTarget(String description, Supplier<URI> url) {
+
+        boolean known() {
+            return url != null;
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.lockstep.publish;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
+
+/**
+ * Polls the outbox every {@code lockstep.publish.poll-interval} once the service is ready (the
+ * in-process catalog must be listening). Several nodes may poll the same outbox: claims skip each
+ * other's locked rows and leases keep an event with one node at a time.
+ */
+class PublishLoop implements ApplicationListener<ApplicationReadyEvent>, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(PublishLoop.class);
+
+    private final OutboxPublisher publisher;
+    private final PublishConfiguration.CatalogTarget target;
+    private final PublishProperties properties;
+    private ScheduledExecutorService executor;
+
+    PublishLoop(OutboxPublisher publisher, PublishConfiguration.CatalogTarget target, PublishProperties properties) {
+        this.publisher = publisher;
+        this.target = target;
+        this.properties = properties;
+    }
+
+    @Override
+    public synchronized void onApplicationEvent(ApplicationReadyEvent event) {
+        if (!properties.enabled() || properties.pollInterval().isZero()) {
+            log.info("publishing: no polling loop on this node (lockstep.publish.enabled={}, poll-interval={})",
+                    properties.enabled(), properties.pollInterval());
+            return;
+        }
+        if (!target.known()) {
+            log.warn("publishing is OFF: approved applications stay publishStatus=PENDING. Set lockstep.publish.catalog-url"
+                    + " to the catalog's base URL, or lockstep.catalog.db.url to run the reference catalog in this process.");
+            return;
+        }
+        if (executor != null) {
+            return;
+        }
+        executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "outbox-publisher");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long interval = properties.pollInterval().toMillis();
+        executor.scheduleWithFixedDelay(this::poll, interval, interval, TimeUnit.MILLISECONDS);
+        log.info("publishing to {} every {}", target.description(), properties.pollInterval());
+    }
+
+    private void poll() {
+        try {
+            // a full batch means more may be due: go on without waiting for the next tick
+            while (publisher.publishDue() == properties.batchSize() && !Thread.currentThread().isInterrupted()) {
+                log.debug("publishing: full batch, polling again");
+            }
+        } catch (RuntimeException e) {
+            log.warn("publishing: poll failed, trying again in {}: {}", properties.pollInterval(), e.toString());
+        }
+    }
+
+    @Override
+    public synchronized void close() throws InterruptedException {
+        if (executor != null) {
+            executor.shutdownNow();
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+}
