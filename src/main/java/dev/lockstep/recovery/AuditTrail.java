@@ -3,11 +3,6 @@ package dev.lockstep.recovery;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
@@ -17,6 +12,8 @@ import java.util.HexFormat;
 import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The append-only record of every proposal, approval, execution and outcome. Each entry stores
@@ -27,13 +24,13 @@ public class AuditTrail {
 
     static final String GENESIS = "0".repeat(64);
 
-    private final DataSource business;
     private final JdbcTemplate jdbc;
+    private final TransactionTemplate transaction;
     private final Clock clock;
 
     AuditTrail(DataSource business, Clock clock) {
-        this.business = business;
         this.jdbc = new JdbcTemplate(business);
+        this.transaction = new TransactionTemplate(new DataSourceTransactionManager(business));
         this.clock = clock;
     }
 
@@ -44,47 +41,25 @@ public class AuditTrail {
     public record Verification(boolean intact, long entries, Long brokenAtSeq, String problem) {
     }
 
+    /**
+     * Appends one entry. Inside a transaction on the same DataSource (see {@link ResolutionJournal}) the
+     * entry commits or rolls back with the change it records; otherwise it commits on its own.
+     */
     public Entry append(String actor, String action, String gtrid, String detail) {
         // PostgreSQL keeps microseconds: hash exactly what will be read back.
         Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        try (Connection connection = business.getConnection()) {
-            connection.setAutoCommit(false);
-            try {
-                try (Statement lock = connection.createStatement()) {
-                    // one writer at a time, so every entry chains onto the true last one
-                    lock.execute("lock table recovery_audit in share row exclusive mode");
-                }
-                long seq = 1;
-                String prevHash = GENESIS;
-                try (Statement last = connection.createStatement();
-                        ResultSet row = last.executeQuery("select seq, hash from recovery_audit order by seq desc limit 1")) {
-                    if (row.next()) {
-                        seq = row.getLong(1) + 1;
-                        prevHash = row.getString(2);
-                    }
-                }
-                String hash = hash(prevHash, canonical(seq, at, actor, action, gtrid, detail));
-                try (PreparedStatement insert = connection.prepareStatement(
-                        "insert into recovery_audit (seq, at, actor, action, gtrid, detail, prev_hash, hash) values (?, ?, ?, ?, ?, ?, ?, ?)")) {
-                    insert.setLong(1, seq);
-                    insert.setTimestamp(2, Timestamp.from(at));
-                    insert.setString(3, actor);
-                    insert.setString(4, action);
-                    insert.setString(5, gtrid);
-                    insert.setString(6, detail);
-                    insert.setString(7, prevHash);
-                    insert.setString(8, hash);
-                    insert.executeUpdate();
-                }
-                connection.commit();
-                return new Entry(seq, at, actor, action, gtrid, detail, prevHash, hash);
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot append to the recovery audit trail: " + e.getMessage(), e);
-        }
+        return transaction.execute(status -> {
+            // one writer at a time, so every entry chains onto the true last one
+            jdbc.execute("lock table recovery_audit in share row exclusive mode");
+            List<Entry> last = jdbc.query("select seq, hash from recovery_audit order by seq desc limit 1",
+                    (row, n) -> new Entry(row.getLong(1), null, null, null, null, null, null, row.getString(2)));
+            long seq = last.isEmpty() ? 1 : last.get(0).seq() + 1;
+            String prevHash = last.isEmpty() ? GENESIS : last.get(0).hash();
+            String hash = hash(prevHash, canonical(seq, at, actor, action, gtrid, detail));
+            jdbc.update("insert into recovery_audit (seq, at, actor, action, gtrid, detail, prev_hash, hash) values (?, ?, ?, ?, ?, ?, ?, ?)",
+                    seq, Timestamp.from(at), actor, action, gtrid, detail, prevHash, hash);
+            return new Entry(seq, at, actor, action, gtrid, detail, prevHash, hash);
+        });
     }
 
     public List<Entry> entries(int limit) {

@@ -109,9 +109,15 @@ public class RecoveryConfiguration {
     }
 
     @Bean
-    ResolutionService resolutionService(InDoubtMonitor monitor, AuditTrail audit, RecoveryProperties properties,
-            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, MeterRegistry meters) {
-        return new ResolutionService(monitor, audit, new JdbcTemplate(business), properties, CLOCK, meters);
+    ResolutionJournal resolutionJournal(AuditTrail audit, @Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
+        return new ResolutionJournal(business, audit, CLOCK);
+    }
+
+    @Bean
+    ResolutionService resolutionService(InDoubtMonitor monitor, AuditTrail audit, ResolutionJournal journal,
+            RecoveryProperties properties, @Qualifier("recoveryBusinessDataSource") HikariDataSource business,
+            MeterRegistry meters) {
+        return new ResolutionService(monitor, audit, journal, new JdbcTemplate(business), properties, CLOCK, meters);
     }
 
     @Bean
