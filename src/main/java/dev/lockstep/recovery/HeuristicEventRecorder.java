@@ -17,19 +17,22 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * Keeps the heuristic outcomes Atomikos reports (a resource committed or rolled back on its own, or
  * a mix) so the monitor can show the transaction as an ANOMALY and the DBA can see it after the
- * fact. Atomikos open source only logs these as warnings otherwise.
+ * fact, and marks the transaction's intent HEURISTIC, so its Idempotency-Key is not replayed as a
+ * success. Atomikos open source only logs these as warnings otherwise.
  */
 public class HeuristicEventRecorder implements EventListener {
 
     private static final Logger log = LoggerFactory.getLogger(HeuristicEventRecorder.class);
 
     private final JdbcTemplate business;
+    private final IntentJournal intents;
     private final String selfTm;
     private final Clock clock;
     private final MeterRegistry meters;
 
-    HeuristicEventRecorder(JdbcTemplate business, String selfTm, Clock clock, MeterRegistry meters) {
+    HeuristicEventRecorder(JdbcTemplate business, IntentJournal intents, String selfTm, Clock clock, MeterRegistry meters) {
         this.business = business;
+        this.intents = intents;
         this.selfTm = selfTm;
         this.clock = clock;
         this.meters = meters;
@@ -50,6 +53,7 @@ public class HeuristicEventRecorder implements EventListener {
         business.update("""
                 insert into recovery_heuristic_event (gtrid, participant, state, tm_name, reported_at) values (?, ?, ?, ?, ?)
                 """, gtrid, participant, state, selfTm, Timestamp.from(clock.instant()));
+        intents.markHeuristic(gtrid, state);
     }
 
     /** The latest heuristic state per gtrid. */

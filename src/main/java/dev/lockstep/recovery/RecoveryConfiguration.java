@@ -81,9 +81,9 @@ public class RecoveryConfiguration {
      */
     @Bean
     HeuristicEventRecorder heuristicEventRecorder(LockstepProperties lockstep, UserTransactionManager transactionManager,
-            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, MeterRegistry meters) {
-        HeuristicEventRecorder recorder = new HeuristicEventRecorder(new JdbcTemplate(business), lockstep.tm().uniqueName(),
-                CLOCK, meters);
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, IntentJournal intents, MeterRegistry meters) {
+        HeuristicEventRecorder recorder = new HeuristicEventRecorder(new JdbcTemplate(business), intents,
+                lockstep.tm().uniqueName(), CLOCK, meters);
         EventPublisher.INSTANCE.registerEventListener(recorder);
         return recorder;
     }
