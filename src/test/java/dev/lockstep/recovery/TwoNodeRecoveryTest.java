@@ -5,14 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.SecondNode;
 import dev.lockstep.support.TestDatabases;
 import dev.lockstep.platform.DatabaseEndpoints;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -79,34 +77,11 @@ class TwoNodeRecoveryTest {
     }
 
     private Process startNode2() throws Exception {
-        Path home = Path.of("target/it-var/node2-" + UUID.randomUUID()).toAbsolutePath();
-        Files.createDirectories(home);
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-cp", classpath, "dev.lockstep.LockstepApplication",
-                "--server.port=0",
-                "--lockstep.mode=external",
-                "--lockstep.home=" + home,
-                "--lockstep.tm.unique-name=" + NODE2,
+        return SecondNode.start(endpoints, NODE2, List.of(), List.of(
                 "--lockstep.tm.default-timeout=5s",
                 "--lockstep.tm.max-timeout=10s",
                 "--lockstep.tm.recovery-delay=2s",
-                "--lockstep.recovery.heartbeat-interval=2s",
-                // external mode has no demo users; nobody logs in to node 2 here, but one user must exist
-                "--lockstep.security.users[0].name=dba9",
-                "--lockstep.security.users[0].password={noop}" + UUID.randomUUID(),
-                "--lockstep.security.users[0].roles[0]=DBA"));
-        for (String db : List.of("business", "workflow")) {
-            var settings = db.equals("business") ? endpoints.business() : endpoints.workflow();
-            command.add("--lockstep.db." + db + ".url=" + settings.url());
-            command.add("--lockstep.db." + db + ".username=" + settings.username());
-            command.add("--lockstep.db." + db + ".password=" + (settings.password() == null ? "" : settings.password()));
-        }
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(home.resolve("node2.log").toFile());
-        // only what this test sets: nothing from the developer's shell
-        builder.environment().keySet().removeIf(name -> name.startsWith("LOCKSTEP_") || name.startsWith("SPRING_"));
-        return builder.start();
+                "--lockstep.recovery.heartbeat-interval=2s")).process();
     }
 
     private String bothPrepared(PreparedBranches prepared, String tm) throws Exception {
