@@ -40,7 +40,7 @@ public class RetentionConfiguration {
 
     private static void check(RetentionProperties properties) {
         if (properties.batchSize() < 1 || properties.batchSize() > 10_000) {
-            throw new StartupCheckFailure("lockstep.retention.batch-size", "is " + properties.batchSize(),
+            throw new StartupCheckFailure("lockstep.retention.batch-size", properties.batchSize() + " rows per delete is out of range.",
                     "set a number of rows per delete between 1 and 10000 (default 500)");
         }
         Map.of("lockstep.retention.interval", properties.interval(),
@@ -48,7 +48,7 @@ public class RetentionConfiguration {
                 "lockstep.retention.recovery-intent", properties.recoveryIntent(),
                 "lockstep.retention.heuristic", properties.heuristic()).forEach((setting, value) -> {
             if (value.compareTo(Duration.ofMinutes(1)) < 0) {
-                throw new StartupCheckFailure(setting, "is " + value + ", below one minute",
+                throw new StartupCheckFailure(setting, value + " is below one minute.",
                         "set a duration of at least 1m, e.g. 90d for a retention or 1h for the interval");
             }
         });
