@@ -49,14 +49,16 @@ public class IntentJournal implements IntentJournaling {
 
     private final UserTransactionManager transactionManager;
     private final JdbcTemplate business;
+    private final HeuristicEventRecorder heuristics;
     private final String selfTm;
     private final Clock clock;
     private final boolean asynchronousOutcome;
 
-    IntentJournal(UserTransactionManager transactionManager, JdbcTemplate business, String selfTm, Clock clock,
-            boolean asynchronousOutcome) {
+    IntentJournal(UserTransactionManager transactionManager, JdbcTemplate business, HeuristicEventRecorder heuristics,
+            String selfTm, Clock clock, boolean asynchronousOutcome) {
         this.transactionManager = transactionManager;
         this.business = business;
+        this.heuristics = heuristics;
         this.selfTm = selfTm;
         this.clock = clock;
         this.asynchronousOutcome = asynchronousOutcome;
@@ -96,17 +98,11 @@ public class IntentJournal implements IntentJournaling {
         return Objects.requireNonNull(business.getDataSource(), "journal DataSource").getConnection();
     }
 
-    /**
-     * Atomikos's open-source build publishes no heuristic event for a commit in progress (only from
-     * recovery), so the use case that saw the heuristic exception reports it here, and the event
-     * recorder does for what recovery reports.
-     */
+    /** Recorded like the heuristic events Atomikos publishes: an event row, the intent HEURISTIC, the alert line. */
     @Override
     public void markHeuristic(String gtrid, String outcome) {
         try {
-            business.update("update recovery_intent set status = 'HEURISTIC', completed_at = coalesce(completed_at, ?) where gtrid = ?",
-                    Timestamp.from(clock.instant()), gtrid);
-            log.error("LOCKSTEP-INDOUBT-ALERT class=HEURISTIC gtrid={} outcome={}: intent journaled as HEURISTIC", gtrid, outcome);
+            heuristics.commitEndedHeuristically(gtrid, outcome);
         } catch (RuntimeException e) {
             log.error("LOCKSTEP-INDOUBT-ALERT class=HEURISTIC gtrid={} outcome={}: could not journal it: {}", gtrid, outcome,
                     e.getMessage());

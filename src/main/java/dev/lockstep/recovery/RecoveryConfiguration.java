@@ -65,8 +65,9 @@ public class RecoveryConfiguration {
 
     @Bean
     IntentJournal intentJournal(UserTransactionManager transactionManager, LockstepProperties lockstep,
-            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, DatabaseEndpoints endpoints) {
-        return new IntentJournal(transactionManager, new JdbcTemplate(business), lockstep.tm().uniqueName(), CLOCK,
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, DatabaseEndpoints endpoints,
+            HeuristicEventRecorder heuristics) {
+        return new IntentJournal(transactionManager, new JdbcTemplate(business), heuristics, lockstep.tm().uniqueName(), CLOCK,
                 endpoints.business().vendor() == DatabaseVendor.POSTGRESQL);
     }
 
@@ -81,9 +82,9 @@ public class RecoveryConfiguration {
      */
     @Bean
     HeuristicEventRecorder heuristicEventRecorder(LockstepProperties lockstep, UserTransactionManager transactionManager,
-            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, IntentJournal intents, MeterRegistry meters) {
-        HeuristicEventRecorder recorder = new HeuristicEventRecorder(new JdbcTemplate(business), intents,
-                lockstep.tm().uniqueName(), CLOCK, meters);
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, MeterRegistry meters) {
+        HeuristicEventRecorder recorder = new HeuristicEventRecorder(new JdbcTemplate(business), lockstep.tm().uniqueName(),
+                CLOCK, meters);
         EventPublisher.INSTANCE.registerEventListener(recorder);
         return recorder;
     }

@@ -21,8 +21,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 /**
  * A real heuristic outcome: a third XA participant, enlisted in a submit over HTTP, prepares and then
  * answers its commit with XA_HEURRB (it rolled back on its own) while both databases commit. The commit
- * ends with Atomikos's HeurMixedException (its open-source build publishes no event for it: only the
- * use case that sees the exception can journal it).
+ * ends with Atomikos's HeurMixedException (its open-source build publishes no event for it: the use
+ * case that sees the exception reports it).
  */
 @LockstepIntegrationTest
 class HeuristicOutcomeTest {
@@ -42,7 +42,7 @@ class HeuristicOutcomeTest {
 
     /**
      * Expected: the client gets 500 TRANSACTION_OUTCOME_UNKNOWN; the intent is journaled HEURISTIC (not
-     * COMMITTED or ROLLED_BACK); a retry with the same Idempotency-Key is
+     * COMMITTED or ROLLED_BACK) and listed as a HEUR_MIXED heuristic event; a retry with the same Idempotency-Key is
      * refused with 409 TRANSACTION_OUTCOME_BEING_RESOLVED instead of replaying the stored 200.
      */
     @Test
@@ -70,6 +70,10 @@ class HeuristicOutcomeTest {
         assertThat(submitted.json().get("code").asString()).isEqualTo("TRANSACTION_OUTCOME_UNKNOWN");
         assertThat(databases.business().queryForObject("select status from recovery_intent where request_id = ?",
                 String.class, key)).isEqualTo("HEURISTIC");
+        String gtrid = databases.business().queryForObject("select gtrid from recovery_intent where request_id = ?",
+                String.class, key);
+        assertThat(databases.business().queryForList("select state from recovery_heuristic_event where gtrid = ?",
+                String.class, gtrid)).containsExactly("HEUR_MIXED");
         // both databases did commit: the stored response is a 200 that must not be handed out as the outcome
         assertThat(databases.business().queryForObject("select response_status from workflow_command where request_id = ?",
                 Integer.class, key)).isEqualTo(200);
