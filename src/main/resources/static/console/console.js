@@ -51,7 +51,7 @@
     const errors = Object.entries(snapshot.scanErrors || {});
     const errorBox = document.getElementById('scan-errors');
     errorBox.hidden = errors.length === 0;
-    errorBox.textContent = errors.map(([resource, error]) => 'cannot scan ' + resource + ': ' + error).join('; ');
+    errorBox.textContent = errors.map(([source, error]) => 'UNKNOWN — cannot read ' + source + ': ' + error).join('; ');
 
     // Rows are rebuilt only when their content changed, so a refresh never pulls a button away
     // from under the DBA's pointer; the age is updated in place.
@@ -89,7 +89,9 @@
             + (branch.dbOwner ? ' by ' + branch.dbOwner : '')),
           el('div', { 'data-field': 'locks' }, branch.locks.length === 0 ? 'no locks'
             : 'locks: ' + branch.locks.map(lock => (lock.relation || lock.lockType) + ' ' + lock.mode).join(', ')))),
-        tx.missingResources.map(resource => el('li', { class: 'quiet' }, resource + ': no prepared branch')))),
+        tx.missingResources.map(resource => el('li', { class: 'quiet' }, resource + ': no prepared branch')),
+        Object.entries(tx.unknownResources || {}).map(([what, reason]) =>
+          el('li', { class: 'error', 'data-field': 'unknown' }, what + ': UNKNOWN (could not be read: ' + reason + ')')))),
       el('td', { 'data-field': 'intent' }, tx.intent.length === 0 ? el('span', { class: 'quiet' }, 'none journaled')
         : el('ul', {}, tx.intent.map(intent => el('li', {}, intent.use_case + ' ' + (intent.business_key || ''),
           el('div', { class: 'quiet' }, 'request ' + (intent.request_id || '-') + ' by ' + (intent.user_id || '-')
@@ -160,10 +162,14 @@
         r.override ? el('div', { class: 'error' }, 'override: ' + r.justification) : ''),
       el('td', {}, r.approvedBy || ''),
       el('td', {}, r.executedBy || ''),
-      el('td', { class: 'mono' }, r.outcome || ''),
+      el('td', { class: 'mono' }, r.outcome || '', el('ul', { 'data-field': 'branches' }, (r.branches || []).map(b =>
+        el('li', { class: b.outcome ? '' : 'error' }, 'attempt ' + b.attempt + ': ' + b.intended + ' ' + b.resource + ' → '
+          + (b.outcome || 'outcome not recorded') + (b.detail ? ' (' + b.detail + ')' : ''))))),
       el('td', {},
         r.status === 'PROPOSED' ? el('button', { 'data-action': 'approve', onclick: () => step(r.id, 'approve') }, 'Approve') : '',
-        r.status === 'APPROVED' ? el('button', { 'data-action': 'execute', onclick: () => step(r.id, 'execute') }, 'Execute') : '')
+        r.status === 'APPROVED' ? el('button', { 'data-action': 'execute', onclick: () => step(r.id, 'execute') }, 'Execute') : '',
+        r.status === 'EXECUTING' || r.status === 'FAILED'
+          ? el('button', { 'data-action': 'execute', onclick: () => step(r.id, 'execute') }, 'Re-run') : '')
     )));
   }
 

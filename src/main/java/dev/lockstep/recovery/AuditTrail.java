@@ -16,7 +16,10 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import javax.sql.DataSource;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The append-only record of every proposal, approval, execution and outcome. Each entry stores
@@ -27,13 +30,13 @@ public class AuditTrail {
 
     static final String GENESIS = "0".repeat(64);
 
-    private final DataSource business;
     private final JdbcTemplate jdbc;
+    private final TransactionTemplate transaction;
     private final Clock clock;
 
     AuditTrail(DataSource business, Clock clock) {
-        this.business = business;
         this.jdbc = new JdbcTemplate(business);
+        this.transaction = new TransactionTemplate(new DataSourceTransactionManager(business));
         this.clock = clock;
     }
 
@@ -44,20 +47,13 @@ public class AuditTrail {
     public record Verification(boolean intact, long entries, Long brokenAtSeq, String problem) {
     }
 
+    /**
+     * Appends one entry. Inside a transaction on the same DataSource (see {@link ResolutionJournal}) the
+     * entry commits or rolls back with the change it records; otherwise it commits on its own.
+     */
     public Entry append(String actor, String action, String gtrid, String detail) {
-        try (Connection connection = business.getConnection()) {
-            connection.setAutoCommit(false);
-            try {
-                Entry entry = append(connection, actor, action, gtrid, detail);
-                connection.commit();
-                return entry;
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot append to the recovery audit trail: " + e.getMessage(), e);
-        }
+        return transaction.execute(status -> jdbc.execute((ConnectionCallback<Entry>) connection ->
+                append(connection, actor, action, gtrid, detail)));
     }
 
     /**

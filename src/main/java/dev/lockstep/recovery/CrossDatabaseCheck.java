@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import dev.lockstep.web.ApiException;
 import org.activiti.engine.HistoryService;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.history.HistoricProcessInstance;
@@ -59,12 +60,18 @@ public class CrossDatabaseCheck {
         Set<String> ids = new HashSet<>();
         rows.forEach(row -> ids.add(row.processInstanceId()));
         Set<String> running = new HashSet<>();
-        for (ProcessInstance instance : runtime.createProcessInstanceQuery().processInstanceIds(ids).list()) {
-            running.add(instance.getId());
-        }
         Map<String, Boolean> ended = new HashMap<>();
-        for (HistoricProcessInstance instance : history.createHistoricProcessInstanceQuery().processInstanceIds(ids).list()) {
-            ended.put(instance.getId(), instance.getEndTime() != null);
+        try {
+            for (ProcessInstance instance : runtime.createProcessInstanceQuery().processInstanceIds(ids).list()) {
+                running.add(instance.getId());
+            }
+            for (HistoricProcessInstance instance : history.createHistoricProcessInstanceQuery().processInstanceIds(ids).list()) {
+                ended.put(instance.getId(), instance.getEndTime() != null);
+            }
+        } catch (RuntimeException e) {
+            // an unread engine is not "no process instance": every application would be reported, or none
+            throw ApiException.retryLater("RECOVERY_CROSS_CHECK_UNAVAILABLE", "the workflow database could not be read ("
+                    + e.getMessage() + "): whether business and process state agree is unknown; retry when it is back");
         }
         List<Mismatch> mismatches = new ArrayList<>();
         for (Row row : rows) {

@@ -9,6 +9,7 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,8 +17,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Keeps the heuristic outcomes Atomikos reports (a resource committed or rolled back on its own, or
- * a mix) so the monitor can show the transaction as an ANOMALY and the DBA can see it after the
- * fact. Atomikos open source only logs these as warnings otherwise.
+ * a mix), and those a use case met while committing ({@link #commitEndedHeuristically}), so the
+ * monitor can show the transaction as an ANOMALY and the DBA can see it after the fact, and marks the
+ * transaction's intent HEURISTIC, so its Idempotency-Key is not replayed as a success. Atomikos open
+ * source only logs these as warnings otherwise.
  */
 public class HeuristicEventRecorder implements EventListener {
 
@@ -44,12 +47,26 @@ public class HeuristicEventRecorder implements EventListener {
         }
     }
 
+    /**
+     * A commit that ended heuristically while a use case waited for it: Atomikos's open-source build
+     * publishes no event for that (only from recovery), so the use case that saw the exception reports it.
+     *
+     * @param outcome Spring's name of the outcome: mixed, unknown, committed
+     */
+    void commitEndedHeuristically(String gtrid, String outcome) {
+        record(gtrid, "the commit of a use case", "HEUR_" + outcome.toUpperCase(Locale.ROOT));
+    }
+
     private void record(String gtrid, String participant, String state) {
         log.error("LOCKSTEP-INDOUBT-ALERT class=HEURISTIC gtrid={} state={} participant={}", gtrid, state, participant);
         meters.counter("lockstep.recovery.heuristics", "state", state).increment();
+        Timestamp now = Timestamp.from(clock.instant());
         business.update("""
                 insert into recovery_heuristic_event (gtrid, participant, state, tm_name, reported_at) values (?, ?, ?, ?, ?)
-                """, gtrid, participant, state, selfTm, Timestamp.from(clock.instant()));
+                """, gtrid, participant, state, selfTm, now);
+        // the intent journal's completion mark says COMMITTED (the decision); the truth is heuristic
+        business.update("update recovery_intent set status = 'HEURISTIC', completed_at = coalesce(completed_at, ?) where gtrid = ?",
+                now, gtrid);
     }
 
     /** The latest heuristic state per gtrid. */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -30,10 +31,12 @@ public final class InDoubtClassifier {
      * @param coordinatorStates this node's recovery log: coordinator id (gtrid) to state
      * @param priorOutcomes per gtrid, per resource, how a DBA already ended a branch (COMMITTED, ROLLED_BACK)
      * @param heuristics per gtrid, the heuristic state Atomikos reported for it (HEUR_MIXED, ...)
+     * @param unknowns what could not be read at this scan, with the reason: a resource (its branches are
+     *        unknown, not absent) or a source of the other facts (the coordinator log, the recovery records)
      */
     public record Facts(String selfTm, Set<String> liveNodes, Map<String, String> coordinatorStates,
             Map<String, Map<String, String>> priorOutcomes, Map<String, String> heuristics, Set<String> resources,
-            Duration ownerWindow, Instant now) {
+            Map<String, String> unknowns, Duration ownerWindow, Instant now) {
     }
 
     public static InDoubtTransaction classify(String gtrid, List<PreparedBranch> branches, Facts facts) {
@@ -42,13 +45,18 @@ public final class InDoubtClassifier {
         Duration age = Duration.between(oldest, facts.now());
         Set<String> missing = new TreeSet<>(facts.resources());
         branches.forEach(branch -> missing.remove(branch.resource()));
+        missing.removeAll(facts.unknowns().keySet());
+        Map<String, String> unknown = new TreeMap<>(facts.unknowns());
+        unknown.forEach((what, reason) -> evidence.add(facts.resources().contains(what)
+                ? "the branch on " + what + " is UNKNOWN: the database could not be scanned (" + reason + ")"
+                : what + " could not be read (" + reason + "): the evidence below is incomplete"));
 
         Optional<String> owner = owner(branches);
         if (owner.isEmpty()) {
             evidence.add("the transaction id is not an Atomikos XID of a Lockstep node (raw id "
                     + branches.get(0).rawId() + "): no transaction manager of ours will ever finish it");
             return result(gtrid, null, false, InDoubtClass.ORPHAN, Recommendation.MANUAL, evidence, oldest, age, null,
-                    branches, missing);
+                    branches, missing, unknown);
         }
         String ownerTm = owner.get();
         boolean self = ownerTm.equals(facts.selfTm());
@@ -78,28 +86,39 @@ public final class InDoubtClassifier {
             evidence.add("the transaction manager reported a heuristic outcome " + heuristic
                     + ": a resource decided on its own, the databases may disagree");
             return result(gtrid, ownerTm, alive, InDoubtClass.ANOMALY, Recommendation.MANUAL, evidence, oldest, age, state,
-                    branches, missing);
+                    branches, missing, unknown);
         }
         if (siblingCommitted && (siblingRolledBack || "ABORTING".equals(state))) {
             evidence.add("branches of this transaction already ended differently: manual repair needed");
             return result(gtrid, ownerTm, alive, InDoubtClass.ANOMALY, Recommendation.MANUAL, evidence, oldest, age, state,
-                    branches, missing);
+                    branches, missing, unknown);
         }
         if (siblingCommitted) {
             evidence.add("a sibling branch is committed while this one is prepared: commit completes the global outcome");
             return result(gtrid, ownerTm, alive, InDoubtClass.ANOMALY, Recommendation.COMMIT, evidence, oldest, age, state,
-                    branches, missing);
+                    branches, missing, unknown);
         }
         if ("COMMITTING".equals(state) && siblingRolledBack) {
             evidence.add("the logged decision is commit but a sibling branch was rolled back: manual repair needed");
             return result(gtrid, ownerTm, alive, InDoubtClass.ANOMALY, Recommendation.MANUAL, evidence, oldest, age, state,
-                    branches, missing);
+                    branches, missing, unknown);
         }
 
         Recommendation recommendation;
         if ("COMMITTING".equals(state)) {
             recommendation = Recommendation.COMMIT;
-        } else if (siblingRolledBack || (self && (state == null || "ABORTING".equals(state)))) {
+        } else if (siblingRolledBack || (self && "ABORTING".equals(state))) {
+            recommendation = Recommendation.ROLLBACK;
+        } else if (!unknown.isEmpty()) {
+            // an unscanned sibling may be committed, an unread log may hold COMMITTING: rollback could split it
+            evidence.add("no ROLLBACK advised while part of the evidence is unknown: a sibling branch may have committed");
+            recommendation = Recommendation.MANUAL;
+        } else if (self && state == null && !missing.isEmpty()) {
+            evidence.add("no commit decision is logged, but " + missing + " has no prepared branch: either it was never"
+                    + " prepared (then rollback is right) or it committed and the log record is gone (then rollback splits"
+                    + " the transaction); check the intent and the rows on " + missing + " before choosing");
+            recommendation = Recommendation.MANUAL;
+        } else if (self && state == null) {
             recommendation = Recommendation.ROLLBACK;
         } else {
             recommendation = Recommendation.MANUAL;
@@ -124,7 +143,7 @@ public final class InDoubtClassifier {
             classification = InDoubtClass.ORPHAN;
         }
         return result(gtrid, ownerTm, alive, classification, recommendation, evidence, oldest, age, state, branches,
-                missing);
+                missing, unknown);
     }
 
     private static Optional<String> owner(List<PreparedBranch> branches) {
@@ -142,8 +161,8 @@ public final class InDoubtClassifier {
 
     private static InDoubtTransaction result(String gtrid, String owner, boolean alive, InDoubtClass classification,
             Recommendation recommendation, List<String> evidence, Instant oldest, Duration age, String state,
-            List<PreparedBranch> branches, Set<String> missing) {
+            List<PreparedBranch> branches, Set<String> missing, Map<String, String> unknown) {
         return new InDoubtTransaction(gtrid, owner, alive, classification, recommendation, List.copyOf(evidence), oldest,
-                age, state, List.copyOf(branches), List.copyOf(missing), List.of());
+                age, state, List.copyOf(branches), List.copyOf(missing), Map.copyOf(unknown), List.of());
     }
 }

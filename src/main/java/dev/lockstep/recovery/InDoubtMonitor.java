@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -38,7 +39,10 @@ public class InDoubtMonitor {
     private final Clock clock;
     private volatile Snapshot latest;
 
-    /** One scan: the in-doubt transactions, oldest first, and resources that could not be scanned. */
+    /**
+     * One scan: the in-doubt transactions, oldest first, and what could not be read (a resource, or a
+     * source of evidence such as the coordinator log) with the reason.
+     */
     public record Snapshot(Instant scannedAt, List<InDoubtTransaction> transactions, Map<String, String> scanErrors,
             Set<String> liveNodes) {
     }
@@ -56,7 +60,7 @@ public class InDoubtMonitor {
         this.latest = new Snapshot(clock.instant(), List.of(), Map.of(), Set.of(nodes.selfTm()));
         for (BranchStore store : stores) {
             String resource = store.resource();
-            Gauge.builder("lockstep.recovery.indoubt", () -> branches(resource, tx -> true).size())
+            Gauge.builder("lockstep.recovery.indoubt", () -> unscanned(resource) ? Double.NaN : branches(resource, tx -> true).size())
                     .tag("resource", resource).description("prepared branches on the resource").register(meters);
             Gauge.builder("lockstep.recovery.indoubt.oldest.age", () -> oldestAgeSeconds(resource))
                     .tag("resource", resource).baseUnit("seconds").description("age of the oldest prepared branch")
@@ -95,20 +99,34 @@ public class InDoubtMonitor {
                     groups.computeIfAbsent(branch.groupKey(), key -> new ArrayList<>()).add(branch);
                 }
             } catch (RuntimeException e) {
-                errors.put(store.resource(), e.getMessage());
+                errors.put(store.resource(), String.valueOf(e.getMessage()));
             }
         }
-        Set<String> live = nodes.liveNodes();
-        InDoubtClassifier.Facts facts = new InDoubtClassifier.Facts(nodes.selfTm(), live, coordinatorLog.pendingStates(),
-                priorOutcomes(), heuristics.statesByGtrid(), resources, properties.ownerWindow(), now);
+        // Each source of facts may fail on its own (the business database down, the log unreadable): what
+        // could not be read is named in the evidence and never passed on as "nothing there".
+        Set<String> live = read("node heartbeats", errors, nodes::liveNodes, Set.of(nodes.selfTm()));
+        Map<String, String> coordinatorStates = read("coordinator log", errors, coordinatorLog::pendingStates, Map.of());
+        Map<String, Map<String, String>> priorOutcomes = read("recovery records", errors, this::priorOutcomes, Map.of());
+        Map<String, String> heuristicStates = read("heuristic events", errors, heuristics::statesByGtrid, Map.of());
+        InDoubtClassifier.Facts facts = new InDoubtClassifier.Facts(nodes.selfTm(), live, coordinatorStates, priorOutcomes,
+                heuristicStates, resources, Map.copyOf(errors), properties.ownerWindow(), now);
         List<InDoubtTransaction> transactions = new ArrayList<>();
-        groups.forEach((gtrid, branches) -> transactions.add(
-                InDoubtClassifier.classify(gtrid, branches, facts).withIntent(intents.forGtrid(gtrid))));
+        groups.forEach((gtrid, branches) -> transactions.add(InDoubtClassifier.classify(gtrid, branches, facts)
+                .withIntent(read("intent journal", errors, () -> intents.forGtrid(gtrid), List.of()))));
         transactions.sort(Comparator.comparing(InDoubtTransaction::oldestPreparedAt));
         Snapshot snapshot = new Snapshot(now, List.copyOf(transactions), Map.copyOf(errors), live);
         latest = snapshot;
         alert(snapshot);
         return snapshot;
+    }
+
+    private static <T> T read(String what, Map<String, String> errors, Supplier<T> source, T unknown) {
+        try {
+            return source.get();
+        } catch (RuntimeException e) {
+            errors.put(what, String.valueOf(e.getMessage()));
+            return unknown;
+        }
     }
 
     public Optional<InDoubtTransaction> find(String gtrid) {
@@ -155,7 +173,15 @@ public class InDoubtMonitor {
                 .filter(branch -> branch.resource().equals(resource)).toList();
     }
 
+    /** A resource the latest scan could not read: its gauges say NaN (unknown), not 0. */
+    private boolean unscanned(String resource) {
+        return latest.scanErrors().containsKey(resource);
+    }
+
     private double oldestAgeSeconds(String resource) {
+        if (unscanned(resource)) {
+            return Double.NaN;
+        }
         Instant scannedAt = latest.scannedAt();
         return branches(resource, tx -> true).stream().map(PreparedBranch::preparedAt).min(Comparator.naturalOrder())
                 .map(oldest -> Duration.between(oldest, scannedAt).toMillis() / 1000.0).orElse(0.0);

@@ -12,7 +12,9 @@ import java.util.Map;
  * @param ownerTm the tm_unique_name that created it, null when unknown
  * @param ownerAlive whether that node is this one or has a fresh heartbeat
  * @param coordinatorState the state in this node's recovery log, null when absent or not our XID
- * @param missingResources resources of Lockstep where no branch of it is prepared
+ * @param missingResources resources of Lockstep that were scanned and hold no prepared branch of it
+ * @param unknownResources what could not be read at this scan (a resource, the coordinator log, ...), with
+ *        the reason: for a resource, whether it holds a branch of this transaction is UNKNOWN
  * @param intent the business intent journal rows for this gtrid
  */
 public record InDoubtTransaction(
@@ -27,11 +29,12 @@ public record InDoubtTransaction(
         String coordinatorState,
         List<PreparedBranch> branches,
         List<String> missingResources,
+        Map<String, String> unknownResources,
         List<Map<String, Object>> intent) {
 
     public InDoubtTransaction withIntent(List<Map<String, Object>> rows) {
         return new InDoubtTransaction(gtrid, ownerTm, ownerAlive, classification, recommendation, evidence,
-                oldestPreparedAt, age, coordinatorState, branches, missingResources, rows);
+                oldestPreparedAt, age, coordinatorState, branches, missingResources, unknownResources, rows);
     }
 
     /** Whether a DBA must keep hands off: a live owner inside its recovery window. */

@@ -26,8 +26,9 @@ class InDoubtTransactionsHealthIndicator implements HealthIndicator {
 
     static Health health(InDoubtMonitor.Snapshot snapshot, Duration alertAge) {
         List<InDoubtTransaction> overdue = InDoubtMonitor.overdue(snapshot, alertAge);
+        // with a database unscanned, "nothing overdue" is not known: UNKNOWN instead of UP
         Status status = overdue.stream().anyMatch(tx -> tx.classification() == InDoubtClass.ANOMALY) ? Status.DOWN
-                : overdue.isEmpty() ? Status.UP : Status.OUT_OF_SERVICE;
+                : !overdue.isEmpty() ? Status.OUT_OF_SERVICE : snapshot.scanErrors().isEmpty() ? Status.UP : Status.UNKNOWN;
         Health.Builder health = Health.status(status)
                 .withDetail("scannedAt", snapshot.scannedAt().toString())
                 .withDetail("inDoubt", snapshot.transactions().size())

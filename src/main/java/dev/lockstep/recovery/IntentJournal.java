@@ -34,7 +34,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * two-phase commit starts — on a plain autocommit connection outside the XA transaction, so the
  * row is committed and visible before any branch is prepared; {@code afterCompletion} then marks
  * it COMMITTED or ROLLED_BACK. A row left in PREPARING means the node stopped during two-phase
- * commit. A failure to write the row fails the use case: an in-doubt transaction nobody can
+ * commit. A heuristic outcome makes it HEURISTIC ({@link HeuristicEventRecorder}): JTA's
+ * afterCompletion reports only the decision (commit), not that a participant ended otherwise. A failure to write the row fails the use case: an in-doubt transaction nobody can
  * explain is what this journal exists to prevent.
  * <p>On PostgreSQL the outcome mark commits with {@code synchronous_commit = off}: it is written
  * after the transaction has ended, nothing waits on it, and losing it (the business database itself
@@ -48,14 +49,16 @@ public class IntentJournal implements IntentJournaling {
 
     private final UserTransactionManager transactionManager;
     private final JdbcTemplate business;
+    private final HeuristicEventRecorder heuristics;
     private final String selfTm;
     private final Clock clock;
     private final boolean asynchronousOutcome;
 
-    IntentJournal(UserTransactionManager transactionManager, JdbcTemplate business, String selfTm, Clock clock,
-            boolean asynchronousOutcome) {
+    IntentJournal(UserTransactionManager transactionManager, JdbcTemplate business, HeuristicEventRecorder heuristics,
+            String selfTm, Clock clock, boolean asynchronousOutcome) {
         this.transactionManager = transactionManager;
         this.business = business;
+        this.heuristics = heuristics;
         this.selfTm = selfTm;
         this.clock = clock;
         this.asynchronousOutcome = asynchronousOutcome;
@@ -71,7 +74,7 @@ public class IntentJournal implements IntentJournaling {
      * @throws IllegalStateException when no JTA transaction is active
      */
     @Override
-    public void record(String useCase, String businessKey, String requestId, String userId) {
+    public String record(String useCase, String businessKey, String requestId, String userId) {
         try {
             Transaction transaction = transactionManager.getTransaction();
             CompositeTransaction current = Configuration.getCompositeTransactionManager().getCompositeTransaction();
@@ -79,6 +82,7 @@ public class IntentJournal implements IntentJournaling {
                 throw new IllegalStateException("IntentJournal.record must be called inside an active JTA transaction");
             }
             transaction.registerSynchronization(new Entry(current.getTid(), useCase, businessKey, requestId, userId));
+            return current.getTid();
         } catch (SystemException | RollbackException e) {
             throw new IllegalStateException("cannot register the intent of " + useCase + " " + businessKey, e);
         }
@@ -92,6 +96,23 @@ public class IntentJournal implements IntentJournaling {
      */
     private Connection journalConnection() throws SQLException {
         return Objects.requireNonNull(business.getDataSource(), "journal DataSource").getConnection();
+    }
+
+    /** Recorded like the heuristic events Atomikos publishes: an event row, the intent HEURISTIC, the alert line. */
+    @Override
+    public void markHeuristic(String gtrid, String outcome) {
+        try {
+            heuristics.commitEndedHeuristically(gtrid, outcome);
+        } catch (RuntimeException e) {
+            log.error("LOCKSTEP-INDOUBT-ALERT class=HEURISTIC gtrid={} outcome={}: could not journal it: {}", gtrid, outcome,
+                    e.getMessage());
+        }
+    }
+
+    @Override
+    public boolean endedHeuristically(String requestId) {
+        return Boolean.TRUE.equals(business.queryForObject(
+                "select count(*) > 0 from recovery_intent where request_id = ? and status = 'HEURISTIC'", Boolean.class, requestId));
     }
 
     /** The journal rows of one global transaction, oldest first. */
@@ -158,8 +179,9 @@ public class IntentJournal implements IntentJournaling {
 
         private void markOutcome(Connection connection, String outcome, Timestamp completedAt) throws SQLException {
             connection.setAutoCommit(false);
+            // only from PREPARING: a HEURISTIC mark the event recorder wrote first stays
             try (Statement local = connection.createStatement(); PreparedStatement mark = connection.prepareStatement(
-                    "update recovery_intent set status = ?, completed_at = ? where id = ?")) {
+                    "update recovery_intent set status = ?, completed_at = ? where id = ? and status = 'PREPARING'")) {
                 if (asynchronousOutcome) {
                     local.execute("set local synchronous_commit = off");
                 }

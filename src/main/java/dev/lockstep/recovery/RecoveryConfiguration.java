@@ -65,8 +65,9 @@ public class RecoveryConfiguration {
 
     @Bean
     IntentJournal intentJournal(UserTransactionManager transactionManager, LockstepProperties lockstep,
-            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, DatabaseEndpoints endpoints) {
-        return new IntentJournal(transactionManager, new JdbcTemplate(business), lockstep.tm().uniqueName(), CLOCK,
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, DatabaseEndpoints endpoints,
+            HeuristicEventRecorder heuristics) {
+        return new IntentJournal(transactionManager, new JdbcTemplate(business), heuristics, lockstep.tm().uniqueName(), CLOCK,
                 endpoints.business().vendor() == DatabaseVendor.POSTGRESQL);
     }
 
@@ -109,9 +110,15 @@ public class RecoveryConfiguration {
     }
 
     @Bean
-    ResolutionService resolutionService(InDoubtMonitor monitor, AuditTrail audit, RecoveryProperties properties,
-            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, MeterRegistry meters) {
-        return new ResolutionService(monitor, audit, new JdbcTemplate(business), properties, CLOCK, meters);
+    ResolutionJournal resolutionJournal(AuditTrail audit, @Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
+        return new ResolutionJournal(business, audit, CLOCK);
+    }
+
+    @Bean
+    ResolutionService resolutionService(InDoubtMonitor monitor, AuditTrail audit, ResolutionJournal journal,
+            RecoveryProperties properties, @Qualifier("recoveryBusinessDataSource") HikariDataSource business,
+            MeterRegistry meters) {
+        return new ResolutionService(monitor, audit, journal, new JdbcTemplate(business), properties, CLOCK, meters);
     }
 
     @Bean

@@ -51,12 +51,13 @@ class RecoveryController {
     record TransactionView(String gtrid, String ownerTm, boolean ownerAlive, InDoubtClass classification,
             Recommendation recommendation, List<String> evidence, Instant oldestPreparedAt, long ageSeconds,
             String coordinatorState, List<BranchView> branches, List<String> missingResources,
-            List<Map<String, Object>> intent) {
+            Map<String, String> unknownResources, List<Map<String, Object>> intent) {
 
         static TransactionView of(InDoubtTransaction tx) {
             return new TransactionView(tx.gtrid(), tx.ownerTm(), tx.ownerAlive(), tx.classification(), tx.recommendation(),
                     tx.evidence(), tx.oldestPreparedAt(), tx.age().toSeconds(), tx.coordinatorState(),
-                    tx.branches().stream().map(BranchView::of).toList(), tx.missingResources(), tx.intent());
+                    tx.branches().stream().map(BranchView::of).toList(), tx.missingResources(), tx.unknownResources(),
+                    tx.intent());
         }
     }
 

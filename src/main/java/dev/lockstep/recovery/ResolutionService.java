@@ -3,10 +3,14 @@ package dev.lockstep.recovery;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.springframework.http.HttpStatus;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.GeneratedKeyHolder;
@@ -21,15 +25,17 @@ public class ResolutionService {
 
     private final InDoubtMonitor monitor;
     private final AuditTrail audit;
+    private final ResolutionJournal journal;
     private final JdbcTemplate business;
     private final RecoveryProperties properties;
     private final Clock clock;
     private final MeterRegistry meters;
 
-    ResolutionService(InDoubtMonitor monitor, AuditTrail audit, JdbcTemplate business, RecoveryProperties properties,
-            Clock clock, MeterRegistry meters) {
+    ResolutionService(InDoubtMonitor monitor, AuditTrail audit, ResolutionJournal journal, JdbcTemplate business,
+            RecoveryProperties properties, Clock clock, MeterRegistry meters) {
         this.monitor = monitor;
         this.audit = audit;
+        this.journal = journal;
         this.business = business;
         this.properties = properties;
         this.clock = clock;
@@ -45,9 +51,18 @@ public class ResolutionService {
             String justification) {
     }
 
+    /**
+     * @param status PROPOSED, APPROVED, EXECUTING (statements started; {@code branches} says how far), EXECUTED, FAILED
+     * @param branches every attempt to end a branch, oldest first; an {@code outcome} of null means the
+     *        statement was about to run and nothing after it was recorded
+     */
     public record Resolution(long id, String gtrid, String resource, String rawId, String action, String reason,
             boolean override, String justification, String status, String proposedBy, String approvedBy,
-            String executedBy, String outcome) {
+            String executedBy, String outcome, int attempts, List<BranchAttempt> branches) {
+    }
+
+    public record BranchAttempt(int attempt, String resource, String rawId, String intended, String outcome, String detail,
+            Instant startedAt, Instant endedAt) {
     }
 
     public Resolution propose(String dba, Proposal proposal) {
@@ -64,27 +79,30 @@ public class ResolutionService {
         }
         InDoubtTransaction tx = checkSafe(proposal.gtrid(), proposal.resource(), proposal.rawId(), proposal.action(),
                 proposal.override(), proposal.justification(), null);
-        GeneratedKeyHolder key = new GeneratedKeyHolder();
-        business.update(connection -> {
-            var insert = connection.prepareStatement("""
-                    insert into recovery_resolution (gtrid, resource, raw_id, action, reason, override, justification,
-                        status, proposed_by, proposed_at) values (?, ?, ?, ?, ?, ?, ?, 'PROPOSED', ?, ?)
-                    """, new String[] {"id"});
-            insert.setString(1, tx.gtrid());
-            insert.setString(2, proposal.resource());
-            insert.setString(3, proposal.rawId());
-            insert.setString(4, proposal.action().name());
-            insert.setString(5, proposal.reason().trim());
-            insert.setBoolean(6, proposal.override());
-            insert.setString(7, proposal.override() ? proposal.justification().trim() : null);
-            insert.setString(8, dba);
-            insert.setTimestamp(9, Timestamp.from(clock.instant()));
-            return insert;
-        }, key);
-        long id = key.getKey().longValue();
-        audit.append(dba, "PROPOSED", tx.gtrid(), "resolution #" + id + " " + proposal.action() + " " + target(proposal.resource(),
-                proposal.rawId()) + " class=" + tx.classification() + " recommendation=" + tx.recommendation() + " reason="
-                + proposal.reason().trim() + (proposal.override() ? " override justification=" + proposal.justification().trim() : ""));
+        long id = journal.inTransaction(() -> {
+            GeneratedKeyHolder key = new GeneratedKeyHolder();
+            business.update(connection -> {
+                var insert = connection.prepareStatement("""
+                        insert into recovery_resolution (gtrid, resource, raw_id, action, reason, override, justification,
+                            status, proposed_by, proposed_at) values (?, ?, ?, ?, ?, ?, ?, 'PROPOSED', ?, ?)
+                        """, new String[] {"id"});
+                insert.setString(1, tx.gtrid());
+                insert.setString(2, proposal.resource());
+                insert.setString(3, proposal.rawId());
+                insert.setString(4, proposal.action().name());
+                insert.setString(5, proposal.reason().trim());
+                insert.setBoolean(6, proposal.override());
+                insert.setString(7, proposal.override() ? proposal.justification().trim() : null);
+                insert.setString(8, dba);
+                insert.setTimestamp(9, Timestamp.from(clock.instant()));
+                return insert;
+            }, key);
+            long created = key.getKey().longValue();
+            audit.append(dba, "PROPOSED", tx.gtrid(), "resolution #" + created + " " + proposal.action() + " " + target(proposal.resource(),
+                    proposal.rawId()) + " class=" + tx.classification() + " recommendation=" + tx.recommendation() + " reason="
+                    + proposal.reason().trim() + (proposal.override() ? " override justification=" + proposal.justification().trim() : ""));
+            return created;
+        });
         return get(id);
     }
 
@@ -100,78 +118,96 @@ public class ResolutionService {
         }
         checkSafe(resolution.gtrid(), resolution.resource(), resolution.rawId(), Action.valueOf(resolution.action()),
                 resolution.override(), resolution.justification(), id);
-        int updated = business.update("""
-                update recovery_resolution set status = 'APPROVED', approved_by = ?, approved_at = ?
-                where id = ? and status = 'PROPOSED'
-                """, dba, Timestamp.from(clock.instant()), id);
-        if (updated != 1) {
-            throw new RecoveryException(HttpStatus.CONFLICT, "RECOVERY_NOT_PROPOSED", "resolution #" + id + " changed meanwhile");
-        }
-        audit.append(dba, "APPROVED", resolution.gtrid(), "resolution #" + id + " " + resolution.action() + " "
-                + target(resolution.resource(), resolution.rawId()) + " proposed by " + resolution.proposedBy());
+        journal.inTransaction(() -> {
+            int updated = business.update("""
+                    update recovery_resolution set status = 'APPROVED', approved_by = ?, approved_at = ?
+                    where id = ? and status = 'PROPOSED'
+                    """, dba, Timestamp.from(clock.instant()), id);
+            if (updated != 1) {
+                throw new RecoveryException(HttpStatus.CONFLICT, "RECOVERY_NOT_PROPOSED", "resolution #" + id + " changed meanwhile");
+            }
+            return audit.append(dba, "APPROVED", resolution.gtrid(), "resolution #" + id + " " + resolution.action() + " "
+                    + target(resolution.resource(), resolution.rawId()) + " proposed by " + resolution.proposedBy());
+        });
         return get(id);
     }
 
+    /**
+     * Runs an APPROVED resolution, or re-runs one that is EXECUTING (its node stopped mid-way) or FAILED.
+     * A re-run ends the branches still prepared and those the last attempt left without an outcome;
+     * a branch the database no longer knows is recorded ALREADY_GONE.
+     */
     public Resolution execute(String dba, long id) {
         Resolution resolution = get(id);
-        if (!"APPROVED".equals(resolution.status())) {
-            throw new RecoveryException(HttpStatus.CONFLICT, "RECOVERY_NOT_APPROVED",
-                    "resolution #" + id + " is " + resolution.status() + ", only an APPROVED one can be executed");
+        boolean rerun = "EXECUTING".equals(resolution.status()) || "FAILED".equals(resolution.status());
+        if (!"APPROVED".equals(resolution.status()) && !rerun) {
+            throw new RecoveryException(HttpStatus.CONFLICT, "RECOVERY_NOT_APPROVED", "resolution #" + id + " is "
+                    + resolution.status() + ": only an APPROVED one can be executed, or an EXECUTING or FAILED one re-run");
         }
         Action action = Action.valueOf(resolution.action());
-        InDoubtTransaction tx;
+        List<ResolutionJournal.BranchRef> leftOver = rerun ? journal.unfinished(id) : List.of();
+        Optional<InDoubtTransaction> found = monitor.find(resolution.gtrid());
+        Set<ResolutionJournal.BranchRef> targets = new LinkedHashSet<>();
         try {
-            tx = checkSafe(resolution.gtrid(), resolution.resource(), resolution.rawId(), action, resolution.override(),
-                    resolution.justification(), id);
+            if (found.isPresent() || leftOver.isEmpty()) {
+                checkSafe(found, resolution.gtrid(), leftOver.isEmpty() ? resolution.resource() : null, resolution.rawId(),
+                        action, resolution.override(), resolution.justification(), id);
+            }
         } catch (RecoveryException refused) {
             audit.append(dba, "EXECUTION_REFUSED", resolution.gtrid(), "resolution #" + id + " " + refused.code() + ": "
                     + refused.getMessage());
             throw refused;
         }
-        // claim it first, so two DBAs pressing execute cannot both run it
-        int claimed = business.update("update recovery_resolution set status = 'EXECUTED', executed_by = ?, executed_at = ?"
-                + " where id = ? and status = 'APPROVED'", dba, Timestamp.from(clock.instant()), id);
-        if (claimed != 1) {
-            throw new RecoveryException(HttpStatus.CONFLICT, "RECOVERY_NOT_APPROVED", "resolution #" + id + " changed meanwhile");
-        }
-        List<PreparedBranch> targets = tx.branches().stream()
+        found.ifPresent(tx -> tx.branches().stream()
                 .filter(branch -> resolution.resource() == null
                         || (branch.resource().equals(resolution.resource()) && branch.rawId().equals(resolution.rawId())))
-                .toList();
+                .forEach(branch -> targets.add(new ResolutionJournal.BranchRef(branch.resource(), branch.rawId()))));
+        targets.addAll(leftOver);
+        String plan = action + " " + targets.stream().map(branch -> branch.rawId() + " on " + branch.resource()).toList();
+        int attempt = journal.claim(dba, id, resolution.gtrid(), resolution.status(), resolution.attempts(), plan);
+        if (attempt == 0) {
+            throw new RecoveryException(HttpStatus.CONFLICT, "RECOVERY_NOT_APPROVED", "resolution #" + id + " changed meanwhile");
+        }
         List<String> results = new ArrayList<>();
         boolean failed = false;
-        for (PreparedBranch branch : targets) {
+        for (ResolutionJournal.BranchRef branch : targets) {
+            long row = journal.intend(dba, id, attempt, resolution.gtrid(), branch, action);
             String outcome;
+            String detail = null;
             try {
                 BranchStore store = monitor.store(branch.resource()).orElseThrow();
                 boolean done = action == Action.COMMIT ? store.commit(branch.rawId()) : store.rollback(branch.rawId());
                 outcome = !done ? "ALREADY_GONE" : action == Action.COMMIT ? "COMMITTED" : "ROLLED_BACK";
-                business.update("""
-                        insert into recovery_branch_outcome (resolution_id, gtrid, resource, raw_id, outcome, ended_at)
-                        values (?, ?, ?, ?, ?, ?)
-                        """, id, tx.gtrid(), branch.resource(), branch.rawId(), outcome, Timestamp.from(clock.instant()));
             } catch (RuntimeException e) {
                 failed = true;
-                outcome = "FAILED " + e.getMessage();
+                outcome = "FAILED";
+                detail = e.getMessage();
             }
-            results.add(branch.resource() + " " + branch.rawId() + ": " + outcome);
+            journal.ended(dba, id, row, resolution.gtrid(), branch, outcome, detail);
+            results.add(branch.resource() + " " + branch.rawId() + ": " + outcome + (detail == null ? "" : " " + detail));
             meters.counter("lockstep.recovery.resolutions", "resource", branch.resource(), "action", action.name(),
-                    "outcome", outcome.startsWith("FAILED") ? "FAILED" : outcome).increment();
+                    "outcome", outcome).increment();
         }
-        String summary = String.join("; ", results);
-        business.update("update recovery_resolution set status = ?, outcome = ? where id = ?", failed ? "FAILED" : "EXECUTED",
-                summary, id);
-        audit.append(dba, failed ? "EXECUTION_FAILED" : "EXECUTED", tx.gtrid(), "resolution #" + id + " " + action + ": " + summary);
+        journal.finished(dba, id, resolution.gtrid(), failed, action + ": " + String.join("; ", results));
         return get(id);
     }
 
     public Resolution get(long id) {
+        List<BranchAttempt> branches = business.query("""
+                select attempt, resource, raw_id, intended, outcome, detail, started_at, ended_at from recovery_branch_outcome
+                where resolution_id = ? order by id
+                """, (row, n) -> new BranchAttempt(row.getInt(1), row.getString(2), row.getString(3), row.getString(4),
+                row.getString(5), row.getString(6), instant(row.getTimestamp(7)), instant(row.getTimestamp(8))), id);
         return business.query("select * from recovery_resolution where id = ?", (row, n) -> new Resolution(row.getLong("id"),
                 row.getString("gtrid"), row.getString("resource"), row.getString("raw_id"), row.getString("action"),
                 row.getString("reason"), row.getBoolean("override"), row.getString("justification"), row.getString("status"),
                 row.getString("proposed_by"), row.getString("approved_by"), row.getString("executed_by"),
-                row.getString("outcome")), id).stream().findFirst()
+                row.getString("outcome"), row.getInt("attempts"), branches), id).stream().findFirst()
                 .orElseThrow(() -> new RecoveryException(HttpStatus.NOT_FOUND, "RECOVERY_NOT_FOUND", "no resolution #" + id));
+    }
+
+    private static Instant instant(Timestamp timestamp) {
+        return timestamp == null ? null : timestamp.toInstant();
     }
 
     public List<Resolution> recent(int limit) {
@@ -186,7 +222,12 @@ public class ResolutionService {
      */
     private InDoubtTransaction checkSafe(String gtrid, String resource, String rawId, Action action, boolean override,
             String justification, Long self) {
-        InDoubtTransaction tx = monitor.find(gtrid).orElseThrow(() -> new RecoveryException(HttpStatus.NOT_FOUND,
+        return checkSafe(monitor.find(gtrid), gtrid, resource, rawId, action, override, justification, self);
+    }
+
+    private InDoubtTransaction checkSafe(Optional<InDoubtTransaction> found, String gtrid, String resource, String rawId,
+            Action action, boolean override, String justification, Long self) {
+        InDoubtTransaction tx = found.orElseThrow(() -> new RecoveryException(HttpStatus.NOT_FOUND,
                 "RECOVERY_NOT_FOUND", "no prepared branch of global transaction " + gtrid + " is left"));
         if (resource != null && tx.branches().stream()
                 .noneMatch(branch -> branch.resource().equals(resource) && branch.rawId().equals(rawId))) {
@@ -225,7 +266,7 @@ public class ResolutionService {
         Map<String, Object> open = new HashMap<>();
         business.query("""
                 select id, coalesce(resource, 'all branches') from recovery_resolution
-                where gtrid = ? and status in ('PROPOSED', 'APPROVED') and action <> ? and id <> coalesce(?, -1)
+                where gtrid = ? and status in ('PROPOSED', 'APPROVED', 'EXECUTING') and action <> ? and id <> coalesce(?, -1)
                 """, row -> {
             open.put("#" + row.getLong(1), row.getString(2));
         }, gtrid, action.name(), self);

@@ -11,6 +11,7 @@ public final class UseCaseCall {
     private final String requestId;
     private final Caller caller;
     private final Optional<IntentJournaling> journal;
+    private String journaledGtrid;
 
     UseCaseCall(UseCase useCase, String requestId, Caller caller, Optional<IntentJournaling> journal) {
         this.useCase = useCase;
@@ -39,6 +40,13 @@ public final class UseCaseCall {
     public void actsOn(long applicationId) {
         String businessKey = Long.toString(applicationId);
         TransactionLogContext.bind(businessKey);
-        journal.ifPresent(intents -> intents.record(useCase.journalName(), businessKey, requestId, caller.id()));
+        journal.ifPresent(intents -> journaledGtrid = intents.record(useCase.journalName(), businessKey, requestId, caller.id()));
+    }
+
+    /** The commit ended heuristically: the intent journal row of this use case says so. */
+    void endedHeuristically(String outcome) {
+        if (journaledGtrid != null) {
+            journal.ifPresent(intents -> intents.markHeuristic(journaledGtrid, outcome));
+        }
     }
 }

@@ -18,6 +18,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.HeuristicCompletionException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.json.JsonMapper;
@@ -62,17 +63,26 @@ public class UseCaseTransaction {
             Function<UseCaseCall, UseCaseResult> work) {
         Caller caller = Caller.current();
         String key = useCase.key() == UseCase.Key.NONE ? null : idempotencyKey;
-        Supplier<UseCaseResult> command = () -> work.apply(new UseCaseCall(useCase, key, caller, journal));
-        if (key == null && useCase.key() != UseCase.Key.REQUIRED) {
-            UseCaseResult outcome = transaction.execute(status -> command.get());
-            return ResponseEntity.status(outcome.status()).contentType(MediaType.APPLICATION_JSON)
-                    .body(json.writeValueAsString(outcome.body()));
+        UseCaseCall call = new UseCaseCall(useCase, key, caller, journal);
+        Supplier<UseCaseResult> command = () -> work.apply(call);
+        try {
+            if (key == null && useCase.key() != UseCase.Key.REQUIRED) {
+                UseCaseResult outcome = transaction.execute(status -> command.get());
+                return ResponseEntity.status(outcome.status()).contentType(MediaType.APPLICATION_JSON)
+                        .body(json.writeValueAsString(outcome.body()));
+            }
+            return runOnce(new CommandRequest(key, useCase.commandType(), target.type(), target.id(), caller.id(), body), command);
+        } catch (HeuristicCompletionException e) {
+            if (e.getOutcomeState() != HeuristicCompletionException.STATE_ROLLED_BACK) {
+                call.endedHeuristically(HeuristicCompletionException.getStateString(e.getOutcomeState()));
+            }
+            throw e;
         }
-        return runOnce(new CommandRequest(key, useCase.commandType(), target.type(), target.id(), caller.id(), body), command);
     }
 
     private ResponseEntity<String> runOnce(CommandRequest request, Supplier<UseCaseResult> command) {
         requireValidKey(request.idempotencyKey());
+        refuseWhileOutcomeIsBeingResolved(request.idempotencyKey());
         String fingerprint = fingerprint(request);
         try {
             return transaction.execute(status -> replayOrRun(request, fingerprint, command));
@@ -109,6 +119,20 @@ public class UseCaseTransaction {
         }
         return ResponseEntity.status(stored.getResponseStatus()).contentType(MediaType.APPLICATION_JSON)
                 .header(REPLAYED_HEADER, "true").body(stored.getResponseBody());
+    }
+
+    /**
+     * After a heuristic outcome the stored response may belong to a half-committed change (or none is
+     * stored although part of it committed): neither a replay nor a new run would tell the truth.
+     * Checked before the transaction begins, on the journal's own connection.
+     */
+    private void refuseWhileOutcomeIsBeingResolved(String key) {
+        if (journal.isPresent() && journal.get().endedHeuristically(key)) {
+            throw ApiException.conflict("TRANSACTION_OUTCOME_BEING_RESOLVED", "The request with Idempotency-Key " + key
+                    + " ended with a heuristic outcome: the databases may disagree about it, and a DBA resolves it in the"
+                    + " recovery console. Neither its stored result nor a new run is given; read the application to see"
+                    + " its state.");
+        }
     }
 
     private static void requireValidKey(String key) {

@@ -80,8 +80,8 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
         return ProblemResponses.response(ProblemResponses.problem(HttpStatus.INTERNAL_SERVER_ERROR,
                 "TRANSACTION_OUTCOME_UNKNOWN", "The change may be committed in one database and not in the other ("
                         + HeuristicCompletionException.getStateString(e.getOutcomeState()) + "). Transaction recovery and"
-                        + " the in-doubt monitor resolve it; read the application before acting, or retry with the same"
-                        + " Idempotency-Key, which replays the result if the change was committed."));
+                        + " the in-doubt monitor resolve it; read the application before acting. A retry with the same"
+                        + " Idempotency-Key answers 409 TRANSACTION_OUTCOME_BEING_RESOLVED, never a stored success."));
     }
 
     /** The global transaction did not commit (a branch refused to prepare, a timeout): nothing was written. */

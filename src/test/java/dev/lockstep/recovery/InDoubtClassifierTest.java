@@ -87,7 +87,7 @@ class InDoubtClassifierTest {
     @Test
     void aHeuristicEventReportedEarlierMakesAnAnomaly() {
         InDoubtClassifier.Facts facts = new InDoubtClassifier.Facts(SELF, Set.of(SELF), Map.of(), Map.of(),
-                Map.of("lockstep-9.tmg1", "HEUR_HAZARD"), Set.of("business-db", "workflow-db"), WINDOW, NOW);
+                Map.of("lockstep-9.tmg1", "HEUR_HAZARD"), Set.of("business-db", "workflow-db"), Map.of(), WINDOW, NOW);
         InDoubtTransaction tx = classify(both("lockstep-9.tm", "g1", ago(10)), facts);
         assertThat(tx.classification()).isEqualTo(InDoubtClass.ANOMALY);
         assertThat(tx.evidence()).anyMatch(line -> line.contains("HEUR_HAZARD"));
@@ -99,6 +99,44 @@ class InDoubtClassifierTest {
                 facts(Map.of(SELF + "g1", "COMMITTING"), Map.of(SELF + "g1", Map.of("business-db", "ROLLED_BACK"))));
         assertThat(tx.classification()).isEqualTo(InDoubtClass.ANOMALY);
         assertThat(tx.recommendation()).isEqualTo(Recommendation.MANUAL);
+    }
+
+    @Test
+    void noLogRecordAndAMissingSiblingIsManualNotRollback() {
+        // prepared on workflow only, no decision logged: the business branch was never prepared, or it
+        // committed and the log record is gone; rollback would split the second case
+        InDoubtTransaction tx = classify(List.of(branch("workflow-db", SELF, "g1", ago(3600))), facts(Map.of(), Map.of()));
+        assertThat(tx.recommendation()).isEqualTo(Recommendation.MANUAL);
+        assertThat(tx.missingResources()).containsExactly("business-db");
+        assertThat(tx.evidence()).anyMatch(line -> line.contains("no commit decision is logged, but [business-db] has no"
+                + " prepared branch") && line.contains("rollback splits"));
+    }
+
+    @Test
+    void anUnscannedDatabaseIsUnknownNotMissingAndBlocksRollback() {
+        InDoubtTransaction tx = classify(List.of(branch("workflow-db", SELF, "g1", ago(3600))),
+                facts(Map.of(), Map.of(), Map.of("business-db", "Connection refused")));
+        assertThat(tx.missingResources()).isEmpty();
+        assertThat(tx.unknownResources()).containsEntry("business-db", "Connection refused");
+        assertThat(tx.evidence()).anyMatch(line -> line.contains("the branch on business-db is UNKNOWN")
+                && line.contains("Connection refused"));
+        assertThat(tx.evidence()).noneMatch(line -> line.contains("no prepared branch on business-db"));
+        assertThat(tx.recommendation()).isEqualTo(Recommendation.MANUAL);
+    }
+
+    @Test
+    void anUnreadableCoordinatorLogNeverYieldsPresumedAbort() {
+        InDoubtTransaction tx = classify(both(SELF, "g1", ago(3600)),
+                facts(Map.of(), Map.of(), Map.of("coordinator log", "disk error")));
+        assertThat(tx.recommendation()).isEqualTo(Recommendation.MANUAL);
+        assertThat(tx.evidence()).anyMatch(line -> line.contains("coordinator log could not be read (disk error)"));
+    }
+
+    @Test
+    void aLoggedCommitStillRecommendsCommitWhileADatabaseIsUnscanned() {
+        InDoubtTransaction tx = classify(List.of(branch("workflow-db", SELF, "g1", ago(900))),
+                facts(Map.of(SELF + "g1", "COMMITTING"), Map.of(), Map.of("business-db", "timeout")));
+        assertThat(tx.recommendation()).isEqualTo(Recommendation.COMMIT);
     }
 
     @Test
@@ -116,8 +154,13 @@ class InDoubtClassifierTest {
     }
 
     private static InDoubtClassifier.Facts facts(Map<String, String> log, Map<String, Map<String, String>> prior) {
+        return facts(log, prior, Map.of());
+    }
+
+    private static InDoubtClassifier.Facts facts(Map<String, String> log, Map<String, Map<String, String>> prior,
+            Map<String, String> unknowns) {
         return new InDoubtClassifier.Facts(SELF, Set.of(SELF, OTHER), log, prior, Map.of(), Set.of("business-db", "workflow-db"),
-                WINDOW, NOW);
+                unknowns, WINDOW, NOW);
     }
 
     private static Instant ago(long seconds) {

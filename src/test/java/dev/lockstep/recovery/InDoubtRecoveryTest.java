@@ -146,11 +146,12 @@ class InDoubtRecoveryTest {
         assertThat(databases.business().queryForObject("select count(*) from application where title = 'in-doubt test'",
                 Integer.class)).isZero();
         assertThat(databases.business().queryForList(
-                "select outcome from recovery_branch_outcome where resolution_id = ?", String.class, id))
-                .containsExactly("ROLLED_BACK", "ROLLED_BACK");
+                "select intended || ' ' || outcome from recovery_branch_outcome where resolution_id = ?", String.class, id))
+                .containsExactly("ROLLBACK ROLLED_BACK", "ROLLBACK ROLLED_BACK");
         assertThat(databases.business().queryForList(
                 "select action from recovery_audit where seq > ? order by seq", String.class, auditBefore))
-                .containsExactly("PROPOSED", "APPROVED", "EXECUTED");
+                .containsExactly("PROPOSED", "APPROVED", "EXECUTION_STARTED", "BRANCH_INTENDED", "BRANCH_ENDED",
+                        "BRANCH_INTENDED", "BRANCH_ENDED", "EXECUTED");
         assertThat(api.get("audrey", "/api/recovery/audit/verify").json().get("intact").asBoolean()).isTrue();
     }
 

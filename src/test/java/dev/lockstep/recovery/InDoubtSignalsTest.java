@@ -29,6 +29,13 @@ class InDoubtSignalsTest {
     }
 
     @Test
+    void aDatabaseThatCouldNotBeScannedMakesHealthUnknownNotUp() {
+        InDoubtMonitor.Snapshot snapshot = new InDoubtMonitor.Snapshot(NOW, List.of(), Map.of("business-db", "Connection refused"),
+                Set.of(InDoubtClassifierTest.SELF));
+        assertThat(InDoubtTransactionsHealthIndicator.health(snapshot, ALERT_AGE).getStatus()).isEqualTo(Status.UNKNOWN);
+    }
+
+    @Test
     void anOldAnomalyIsDown() {
         InDoubtTransaction anomaly = InDoubtClassifier.classify("gone.tmA",
                 List.of(InDoubtClassifierTest.branch("workflow-db", "gone.tm", "A", NOW.minusSeconds(600))),
@@ -59,7 +66,7 @@ class InDoubtSignalsTest {
 
     private static InDoubtClassifier.Facts facts(Map<String, Map<String, String>> prior) {
         return new InDoubtClassifier.Facts(InDoubtClassifierTest.SELF, Set.of(InDoubtClassifierTest.SELF), Map.of(), prior,
-                Map.of(), Set.of("business-db", "workflow-db"), Duration.ofMinutes(6), NOW);
+                Map.of(), Set.of("business-db", "workflow-db"), Map.of(), Duration.ofMinutes(6), NOW);
     }
 
     private static InDoubtMonitor.Snapshot snapshot(InDoubtTransaction... transactions) {

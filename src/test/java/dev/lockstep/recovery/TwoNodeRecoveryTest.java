@@ -6,14 +6,12 @@ import static org.awaitility.Awaitility.await;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.SecondNode;
 import dev.lockstep.support.ServiceJvm;
 import dev.lockstep.support.TestDatabases;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -80,28 +78,11 @@ class TwoNodeRecoveryTest {
     }
 
     private ServiceJvm startNode2() {
-        Path home = Path.of("target/it-var/node2-" + UUID.randomUUID()).toAbsolutePath();
-        int port = ServiceJvm.freePort();
-        List<String> arguments = new ArrayList<>(List.of(
-                "--server.port=" + port,
-                "--lockstep.mode=external",
-                "--lockstep.home=" + home,
-                "--lockstep.tm.unique-name=" + NODE2,
+        return SecondNode.start(endpoints, NODE2, List.of(), List.of(
                 "--lockstep.tm.default-timeout=5s",
                 "--lockstep.tm.max-timeout=10s",
                 "--lockstep.tm.recovery-delay=2s",
-                "--lockstep.recovery.heartbeat-interval=2s",
-                // external mode has no demo users; nobody logs in to node 2 here, but one user must exist
-                "--lockstep.security.users[0].name=dba9",
-                "--lockstep.security.users[0].password={noop}" + UUID.randomUUID(),
-                "--lockstep.security.users[0].roles[0]=DBA"));
-        for (String db : List.of("business", "workflow")) {
-            var settings = db.equals("business") ? endpoints.business() : endpoints.workflow();
-            arguments.add("--lockstep.db." + db + ".url=" + settings.url());
-            arguments.add("--lockstep.db." + db + ".username=" + settings.username());
-            arguments.add("--lockstep.db." + db + ".password=" + (settings.password() == null ? "" : settings.password()));
-        }
-        return ServiceJvm.start(List.of("-Xmx384m"), ServiceJvm.testClasspath(), arguments, Map.of(), home.resolve("node2.log"), port);
+                "--lockstep.recovery.heartbeat-interval=2s")).jvm();
     }
 
     private String bothPrepared(PreparedBranches prepared, String tm) throws Exception {

@@ -17,7 +17,7 @@ import org.springframework.boot.test.context.TestComponent;
 public class InjectedFaults implements BeanPostProcessor {
 
     private static final Set<String> WRAPPED = Set.of("approvalProcess", "applicationRepository", "outbox",
-            "businessProcessBindingRepository", "approvalRecordRepository");
+            "businessProcessBindingRepository", "approvalRecordRepository", "resolutionJournal", "recoveryAuditTrail");
 
     private final Map<String, Runnable> armed = new ConcurrentHashMap<>();
 

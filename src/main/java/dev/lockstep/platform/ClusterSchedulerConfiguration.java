@@ -1,0 +1,41 @@
+package dev.lockstep.platform;
+
+import com.github.kagkarlsson.scheduler.task.helper.RecurringTask;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.time.Duration;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The {@link ClusterScheduler} on a small plain (non-XA) pool of the business database. Every bean of
+ * type {@link RecurringTask} is one of its jobs. XA modes; the single-database mode has none yet.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnXaMode
+public class ClusterSchedulerConfiguration {
+
+    /** Jobs and the scheduler's polls and heartbeats share it; two connections are plenty for both. */
+    @Bean(destroyMethod = "close")
+    HikariDataSource schedulerDataSource(DatabaseEndpoints endpoints) {
+        DatabaseSettings business = endpoints.business();
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("cluster-scheduler");
+        config.setJdbcUrl(business.url());
+        config.setUsername(business.username());
+        config.setPassword(business.password());
+        config.setMaximumPoolSize(3);
+        config.setMinimumIdle(0);
+        config.setAutoCommit(true);
+        return new HikariDataSource(config);
+    }
+
+    @Bean
+    ClusterScheduler clusterScheduler(@Qualifier("schedulerDataSource") HikariDataSource dataSource, LockstepProperties lockstep,
+            ObjectProvider<RecurringTask<?>> jobs, @Value("${lockstep.scheduler.polling-interval:10s}") Duration pollingInterval) {
+        return new ClusterScheduler(dataSource, lockstep.tm().uniqueName(), jobs.orderedStream().toList(), pollingInterval);
+    }
+}

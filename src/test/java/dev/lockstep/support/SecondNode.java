@@ -1,0 +1,82 @@
+package dev.lockstep.support;
+
+import dev.lockstep.platform.DatabaseEndpoints;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Another Lockstep node in a JVM of its own ({@link ServiceJvm}), in external mode on the test
+ * context's two embedded databases, with its own transaction-manager name and log directory. One DBA
+ * user exists on it.
+ */
+public final class SecondNode {
+
+    public static final String DBA = "dba1";
+    public static final String PASSWORD = "second-node";
+
+    private final ServiceJvm jvm;
+    private final Path home;
+
+    private SecondNode(ServiceJvm jvm, Path home) {
+        this.jvm = jvm;
+        this.home = home;
+    }
+
+    /**
+     * @param jvmOptions e.g. a {@code -javaagent:} for Byteman
+     * @param settings further {@code --name=value} arguments (they win over the defaults here)
+     */
+    public static SecondNode start(DatabaseEndpoints endpoints, String tmName, List<String> jvmOptions, List<String> settings) {
+        Path home = Path.of("target/it-var/" + tmName + "-" + UUID.randomUUID()).toAbsolutePath();
+        int port = ServiceJvm.freePort();
+        List<String> jvm = new ArrayList<>(List.of("-Xmx384m"));
+        jvm.addAll(jvmOptions);
+        List<String> arguments = new ArrayList<>(List.of(
+                "--server.port=" + port,
+                "--lockstep.mode=external",
+                "--lockstep.home=" + home,
+                "--lockstep.tm.unique-name=" + tmName,
+                // external mode has no demo users
+                "--lockstep.security.users[0].name=" + DBA,
+                "--lockstep.security.users[0].password={noop}" + PASSWORD,
+                "--lockstep.security.users[0].roles[0]=DBA"));
+        for (String db : List.of("business", "workflow")) {
+            var database = db.equals("business") ? endpoints.business() : endpoints.workflow();
+            arguments.add("--lockstep.db." + db + ".url=" + database.url());
+            arguments.add("--lockstep.db." + db + ".username=" + database.username());
+            arguments.add("--lockstep.db." + db + ".password=" + (database.password() == null ? "" : database.password()));
+        }
+        arguments.addAll(settings);
+        return new SecondNode(ServiceJvm.start(jvm, ServiceJvm.testClasspath(), arguments, Map.of(), home.resolve("node.log"), port),
+                home);
+    }
+
+    /** The JVM option that attaches the Byteman agent (a test dependency) with the rules in {@code script}. */
+    public static String bytemanAgent(Path script) throws Exception {
+        Path jar = Path.of(Class.forName("org.jboss.byteman.agent.Main").getProtectionDomain().getCodeSource().getLocation().toURI());
+        return "-javaagent:" + jar + "=script:" + script;
+    }
+
+    public ServiceJvm jvm() {
+        return jvm;
+    }
+
+    public String baseUrl() {
+        return jvm.baseUrl();
+    }
+
+    public Path home() {
+        return home;
+    }
+
+    public String log() {
+        return jvm.output();
+    }
+
+    public void kill() {
+        jvm.kill9();
+    }
+}
