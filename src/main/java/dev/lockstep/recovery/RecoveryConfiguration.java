@@ -46,6 +46,7 @@ public class RecoveryConfiguration {
         config.setJdbcUrl(business.url());
         config.setUsername(business.username());
         config.setPassword(business.password());
+        config.setDataSourceProperties(business.timeoutProperties(true));
         config.setMaximumPoolSize(4);
         config.setMinimumIdle(1);
         config.setAutoCommit(true);

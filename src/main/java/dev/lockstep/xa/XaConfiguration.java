@@ -102,7 +102,7 @@ public class XaConfiguration {
     @Bean
     @FlywayDataSource
     DataSource businessMigrationDataSource(DatabaseEndpoints endpoints) {
-        return endpoints.business().plainDataSource();
+        return endpoints.business().schemaDataSource();
     }
 
     /**
