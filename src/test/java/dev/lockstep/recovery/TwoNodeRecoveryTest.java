@@ -87,6 +87,7 @@ class TwoNodeRecoveryTest {
                 "--server.port=0",
                 "--lockstep.mode=external",
                 "--lockstep.home=" + home,
+                "--lockstep.tm.log-dir=" + home.resolve("atomikos"),
                 "--lockstep.tm.unique-name=" + NODE2,
                 "--lockstep.tm.default-timeout=5s",
                 "--lockstep.tm.max-timeout=10s",

@@ -53,6 +53,7 @@ public final class ServiceProcess implements AutoCloseable {
                 .redirectOutput(log.toFile());
         // Only what the test sets: no LOCKSTEP_*/SPRING_* leaking in from the developer's shell.
         builder.environment().keySet().removeIf(name -> name.startsWith("LOCKSTEP_") || name.startsWith("SPRING_"));
+        builder.environment().put("LOCKSTEP_TM_LOG_DIR", home.resolve("atomikos").toAbsolutePath().toString());
         builder.environment().putAll(environment);
         builder.environment().put("LOCKSTEP_HOME", home.toAbsolutePath().toString());
         builder.environment().put("SERVER_PORT", Integer.toString(port));
