@@ -17,9 +17,16 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import com.atomikos.jdbc.AtomikosDataSourceBean;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
@@ -28,7 +35,9 @@ import org.springframework.beans.factory.annotation.Autowired;
  * without limit while holding a connection of each XA pool. Now the action answers within the lock
  * timeout (5 s by default) with 409 RESOURCE_LOCKED, Retry-After and the holder's gtrid, while the
  * rest of the service carries on: other applications' actions succeed, health answers, and the
- * recovery console lists the holder.
+ * recovery console lists the holder. A burst on the stuck application holds at most
+ * {@code lockstep.actions.max-concurrent-per-application} (4) pairs of connections; the rest are
+ * refused at once with 503 APPLICATION_BUSY.
  */
 @LockstepIntegrationTest
 class PreparedRowLockTest {
@@ -39,6 +48,14 @@ class PreparedRowLockTest {
     @Autowired Api api;
     @Autowired TestDatabases db;
     @Autowired DatabaseEndpoints endpoints;
+    @Autowired @Qualifier("businessDataSource") AtomikosDataSourceBean businessPool;
+
+    private final ExecutorService burstThreads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopBurstThreads() {
+        burstThreads.shutdownNow();
+    }
 
     @Test
     void aPreparedBranchOnAnApplicationRowStallsOnlyThatApplication() throws Exception {
@@ -82,6 +99,43 @@ class PreparedRowLockTest {
             rollbackPrepared(gid);
         }
         assertThat(complete(api, "bob", stuckTask, "APPROVE").status()).as("released, the application acts again").isEqualTo(200);
+    }
+
+    /**
+     * More actions on the stuck application than its XA pools have connections: without a bound they
+     * would all wait holding a connection of each pool, and the rest of the service would find none.
+     */
+    @Test
+    void aBurstOnTheStuckApplicationHoldsAtMostTheBoundOfConnections() throws Exception {
+        String stuckRun = submit(api, createDraft(api, "LOW", false));
+        long stuck = db.business().queryForObject("select id from application where process_instance_id = ?", Long.class, stuckRun);
+        String stuckTask = openTaskId(db, stuckRun, "managerApproval");
+        String otherTask = openTaskId(db, submit(api, createDraft(api, "LOW", false)), "managerApproval");
+        String gid = "burst-holder-" + stuck;
+        int burst = businessPool.getMaxPoolSize() + 2;
+
+        prepareRowLock(stuck, gid);
+        List<CompletableFuture<Api.Response>> onStuck = new ArrayList<>();
+        try {
+            for (int i = 0; i < burst; i++) {
+                onStuck.add(CompletableFuture.supplyAsync(() -> complete(api, "bob", stuckTask, "APPROVE"), burstThreads));
+            }
+            Api.Response onOther = complete(api, "bob", otherTask, "APPROVE");
+            assertThat(onOther.status()).as("the burst leaves connections for other applications: %s", onOther).isEqualTo(200);
+
+            List<Api.Response> answers = new ArrayList<>();
+            for (CompletableFuture<Api.Response> answer : onStuck) {
+                answers.add(answer.get(ANSWER_BOUND_SECONDS, TimeUnit.SECONDS));
+            }
+            assertThat(answers).allSatisfy(answer -> assertThat(answer.header("Retry-After")).isNotBlank());
+            assertThat(answers).extracting(answer -> answer.json().get("code").asString())
+                    .containsOnly("RESOURCE_LOCKED", "APPLICATION_BUSY");
+            assertThat(answers).filteredOn(answer -> answer.status() == 409)
+                    .as("only the bound's worth waited for the lock").hasSizeLessThanOrEqualTo(4);
+            assertThat(answers).filteredOn(answer -> answer.status() == 503).hasSizeGreaterThanOrEqualTo(burst - 4);
+        } finally {
+            rollbackPrepared(gid);
+        }
     }
 
     /** {@code BEGIN; SELECT ... FOR UPDATE; PREPARE TRANSACTION}, as a DBA would from psql. */
