@@ -2,6 +2,7 @@ package dev.lockstep.xa;
 
 import dev.lockstep.nodeidentity.CoordinatorLogLocation;
 import dev.lockstep.nodeidentity.NodeIdentityConfiguration;
+import dev.lockstep.orphans.StartupOrphanRollback;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
@@ -65,10 +66,11 @@ public class XaConfiguration {
      * Starts after both pools exist: each recovery pass replays logged commit decisions only to the
      * resources registered at that moment and then forgets them, so a resource registered later
      * would have its branch presumed aborted while its sibling committed. It also waits for this node's
-     * lease on its name: a recovery pass under a name another live node uses would take that node's XIDs.
+     * lease on its name: a recovery pass under a name another live node uses would take that node's XIDs;
+     * and for the orphan rollback to see the coordinator log as the previous run left it.
      */
     @Bean(initMethod = "init", destroyMethod = "shutdownForce")
-    @DependsOn({"businessDataSource", "workflowDataSource", NodeIdentityConfiguration.LEASE_BEAN})
+    @DependsOn({"businessDataSource", "workflowDataSource", NodeIdentityConfiguration.LEASE_BEAN, StartupOrphanRollback.BEAN})
     UserTransactionServiceImp atomikosTransactionService(LockstepProperties properties) {
         return new UserTransactionServiceImp(AtomikosSettings.of(properties));
     }

@@ -90,8 +90,17 @@ public final class ServiceProcess implements AutoCloseable {
         return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
     }
 
+    public String baseUrl() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    /** Ends the service as a crash would (SIGKILL): no shutdown hook, no log checkpoint. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
     public HttpResponse<String> get(String path, String authorization) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
                 .timeout(Duration.ofSeconds(30));
         if (authorization != null) {
             request.header("Authorization", authorization);
