@@ -58,11 +58,6 @@ public class ApplicationWaiters {
         return () -> inside.computeIfPresent(applicationId, (id, count) -> count <= 1 ? null : count - 1);
     }
 
-    /** Number of actions inside for the application (for tests and metrics). */
-    int inside(long applicationId) {
-        return inside.getOrDefault(applicationId, 0);
-    }
-
     /** Releases the place; never throws. */
     public interface Slot extends AutoCloseable {
         @Override

@@ -59,20 +59,19 @@ class PreparedRowLockTest {
 
     @Test
     void aPreparedBranchOnAnApplicationRowStallsOnlyThatApplication() throws Exception {
-        String stuckRun = submit(api, createDraft(api, "LOW", false));
-        long stuck = db.business().queryForObject("select id from application where process_instance_id = ?", Long.class, stuckRun);
-        String stuckTask = openTaskId(db, stuckRun, "managerApproval");
-        String otherTask = openTaskId(db, submit(api, createDraft(api, "LOW", false)), "managerApproval");
+        Running stuck = running();
+        Running other = running();
         // Another node's XID in pgjdbc's gid shape: this node's recovery must leave it alone, the answer must name it.
         String gtrid = "crashed-node.tm" + System.currentTimeMillis() + "7";
         String gid = PgGidCodec.encode(new DecodedXid(DecodedXid.ATOMIKOS_FORMAT_ID, gtrid.getBytes(StandardCharsets.US_ASCII),
                 "crashed-node.tm7".getBytes(StandardCharsets.US_ASCII)));
 
-        prepareRowLock(stuck, gid);
+        prepareRowLock(stuck.id(), gid);
         try {
-            CompletableFuture<Api.Response> onStuck = CompletableFuture.supplyAsync(() -> complete(api, "bob", stuckTask, "APPROVE"));
+            CompletableFuture<Api.Response> onStuck =
+                    CompletableFuture.supplyAsync(() -> complete(api, "bob", stuck.managerTask(), "APPROVE"));
 
-            Api.Response onOther = complete(api, "bob", otherTask, "APPROVE");
+            Api.Response onOther = complete(api, "bob", other.managerTask(), "APPROVE");
             assertThat(onOther.status()).as("another application is not held up: %s", onOther).isEqualTo(200);
             Api.Response health = api.get(null, "/actuator/health");
             assertThat(health.status()).as(health.toString()).isIn(200, 503);
@@ -91,14 +90,15 @@ class PreparedRowLockTest {
             assertThat(refused.json().get("heldBy").get(0).get("gid").asString()).isEqualTo(gid);
             assertThat(refused.json().get("detail").asString()).contains(gtrid);
             // Nothing of the refused action was written: the task is still open and undecided.
-            assertThat(db.workflow().queryForObject("select count(*) from act_ru_task where id_ = ?", Integer.class, stuckTask))
-                    .isEqualTo(1);
+            assertThat(db.workflow().queryForObject("select count(*) from act_ru_task where id_ = ?", Integer.class,
+                    stuck.managerTask())).isEqualTo(1);
             assertThat(db.business().queryForObject("select count(*) from approval_record where task_id = ?", Integer.class,
-                    stuckTask)).isZero();
+                    stuck.managerTask())).isZero();
         } finally {
             rollbackPrepared(gid);
         }
-        assertThat(complete(api, "bob", stuckTask, "APPROVE").status()).as("released, the application acts again").isEqualTo(200);
+        assertThat(complete(api, "bob", stuck.managerTask(), "APPROVE").status()).as("released, the application acts again")
+                .isEqualTo(200);
     }
 
     /**
@@ -107,20 +107,18 @@ class PreparedRowLockTest {
      */
     @Test
     void aBurstOnTheStuckApplicationHoldsAtMostTheBoundOfConnections() throws Exception {
-        String stuckRun = submit(api, createDraft(api, "LOW", false));
-        long stuck = db.business().queryForObject("select id from application where process_instance_id = ?", Long.class, stuckRun);
-        String stuckTask = openTaskId(db, stuckRun, "managerApproval");
-        String otherTask = openTaskId(db, submit(api, createDraft(api, "LOW", false)), "managerApproval");
-        String gid = "burst-holder-" + stuck;
+        Running stuck = running();
+        Running other = running();
+        String gid = "burst-holder-" + stuck.id();
         int burst = businessPool.getMaxPoolSize() + 2;
 
-        prepareRowLock(stuck, gid);
+        prepareRowLock(stuck.id(), gid);
         List<CompletableFuture<Api.Response>> onStuck = new ArrayList<>();
         try {
             for (int i = 0; i < burst; i++) {
-                onStuck.add(CompletableFuture.supplyAsync(() -> complete(api, "bob", stuckTask, "APPROVE"), burstThreads));
+                onStuck.add(CompletableFuture.supplyAsync(() -> complete(api, "bob", stuck.managerTask(), "APPROVE"), burstThreads));
             }
-            Api.Response onOther = complete(api, "bob", otherTask, "APPROVE");
+            Api.Response onOther = complete(api, "bob", other.managerTask(), "APPROVE");
             assertThat(onOther.status()).as("the burst leaves connections for other applications: %s", onOther).isEqualTo(200);
 
             List<Api.Response> answers = new ArrayList<>();
@@ -136,6 +134,15 @@ class PreparedRowLockTest {
         } finally {
             rollbackPrepared(gid);
         }
+    }
+
+    /** A submitted application waiting for its manager's decision. */
+    private record Running(long id, String managerTask) {
+    }
+
+    private Running running() {
+        long id = createDraft(api, "LOW", false);
+        return new Running(id, openTaskId(db, submit(api, id), "managerApproval"));
     }
 
     /** {@code BEGIN; SELECT ... FOR UPDATE; PREPARE TRANSACTION}, as a DBA would from psql. */

@@ -12,7 +12,6 @@ import dev.lockstep.support.TestDatabases;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -75,16 +74,7 @@ class TransactionManagerLeaseTest {
 
     @Test
     void aSecondServiceUnderTheRunningNodesNameStopsAtStartup() throws Exception {
-        Map<String, String> environment = new HashMap<>();
-        environment.put("LOCKSTEP_MODE", "external");
-        environment.put("LOCKSTEP_TM_UNIQUE_NAME", "lockstep-it.tm");
-        for (String database : new String[] {"business", "workflow"}) {
-            var settings = database.equals("business") ? endpoints.business() : endpoints.workflow();
-            String prefix = "LOCKSTEP_DB_" + database.toUpperCase() + "_";
-            environment.put(prefix + "URL", settings.url());
-            environment.put(prefix + "USERNAME", settings.username());
-            environment.put(prefix + "PASSWORD", settings.password() == null ? "" : settings.password());
-        }
+        Map<String, String> environment = ServiceProcess.externalModeOn(endpoints, "lockstep-it.tm");
         Path home = Path.of("target", "lease-test", suffix()).toAbsolutePath();
         try (ServiceProcess second = ServiceProcess.start(home, environment)) {
             assertThat(second.awaitExit()).isNotZero();

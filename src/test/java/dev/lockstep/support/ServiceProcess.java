@@ -1,6 +1,8 @@
 package dev.lockstep.support;
 
 import dev.lockstep.LockstepApplication;
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseSettings;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +61,24 @@ public final class ServiceProcess implements AutoCloseable {
         builder.environment().put("LOCKSTEP_HOME", home.toAbsolutePath().toString());
         builder.environment().put("SERVER_PORT", Integer.toString(port));
         return new ServiceProcess(builder.start(), log, port);
+    }
+
+    /**
+     * The environment of a node in external mode named {@code tmName} on the two databases of
+     * {@code endpoints} (typically the shared test context's), for tests that run a second node.
+     */
+    public static Map<String, String> externalModeOn(DatabaseEndpoints endpoints, String tmName) {
+        Map<String, String> environment = new HashMap<>();
+        environment.put("LOCKSTEP_MODE", "external");
+        environment.put("LOCKSTEP_TM_UNIQUE_NAME", tmName);
+        for (String database : new String[] {"business", "workflow"}) {
+            DatabaseSettings settings = database.equals("business") ? endpoints.business() : endpoints.workflow();
+            String prefix = "LOCKSTEP_DB_" + database.toUpperCase() + "_";
+            environment.put(prefix + "URL", settings.url());
+            environment.put(prefix + "USERNAME", settings.username());
+            environment.put(prefix + "PASSWORD", settings.password() == null ? "" : settings.password());
+        }
+        return environment;
     }
 
     /** Waits until the service answers HTTP; fails with its console output if it stopped instead. */
