@@ -1,6 +1,7 @@
 package dev.lockstep.orphans;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.recovery.DecodedXid;
@@ -13,12 +14,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Stream;
 import javax.transaction.xa.Xid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -27,8 +30,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 /**
  * Scenario: a node crashed with a transaction prepared on both databases and no commit decision
  * logged. Expected: its restart rolls both branches back before it takes requests — not five minutes
- * later when Atomikos would presume abort — while another node's branch stays, and a start on a new
- * (empty) coordinator log rolls back nothing. The node under test is a separate JVM ("orphan-n3.tm",
+ * later when Atomikos would presume abort — while another node's branch stays, a transaction with a
+ * COMMITTING record is committed (by Atomikos), not rolled back, and a start on a new (empty)
+ * coordinator log rolls back nothing. The node under test is a separate JVM ("orphan-n3.tm",
  * external mode) on this test's two databases; the branches are prepared through pgjdbc's XAResource
  * with Atomikos-shaped XIDs whose gtrid carries a time an hour ago; every check reads pg_prepared_xacts
  * and the audit table with plain SQL.
@@ -65,6 +69,13 @@ class StartupOrphanRollbackTest {
             assertThat(createDraft(first).statusCode()).as("gives the coordinator log its first records").isEqualTo(201);
             first.kill();
         }
+        // A crash after the commit point: both branches prepared, the COMMITTING record in the log.
+        long decidedBegan = System.currentTimeMillis() - Duration.ofMinutes(1).toMillis();
+        String decided = NODE + decidedBegan + "00019";
+        prepared.prepareOnBusiness(xid(NODE, decided, "3"));
+        prepared.prepareOnWorkflow(xid(NODE, decided, "4"));
+        logCommitDecision(home.resolve("atomikos"), decided, decidedBegan + Duration.ofSeconds(30).toMillis());
+        int inDoubtRowsBefore = inDoubtRows();
 
         try (ServiceProcess restarted = ServiceProcess.start(home, environment()).awaitUp()) {
             assertThat(preparedGtrids()).as("its own undecided branches are gone on both databases once it answers")
@@ -78,7 +89,34 @@ class StartupOrphanRollbackTest {
             assertThat(db.business().queryForObject("select count(*) from recovery_audit where gtrid = ?", Integer.class,
                     othersBranch)).isZero();
             assertThat(restarted.output()).contains("startup orphan rollback of business-db branch");
+
+            assertThat(db.business().queryForObject("select count(*) from recovery_audit where gtrid = ?", Integer.class,
+                    decided)).as("a decided transaction is never rolled back by the startup").isZero();
+            await("Atomikos commits the decided transaction").atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofSeconds(2)).until(() -> !preparedGtrids().contains(decided));
+            assertThat(inDoubtRows()).as("its business branch committed: the row it inserted is there")
+                    .isEqualTo(inDoubtRowsBefore + 1);
         }
+    }
+
+    /**
+     * Appends what Atomikos forces to its log at the commit point, in its own line format
+     * ({@code gtrid|state|expiry millis|tm name|}, as the first run's log file shows), as a crash
+     * between the commit point and phase two leaves it. The expiry is the transaction's begin plus its
+     * timeout; Atomikos's recovery replays only expired COMMITTING records.
+     */
+    private static void logCommitDecision(Path logDir, String gtrid, long expires) throws Exception {
+        Path log;
+        try (Stream<Path> files = Files.list(logDir)) {
+            log = files.filter(file -> file.getFileName().toString().matches("lockstep-tm\\d*\\.log")).findFirst()
+                    .orElseThrow();
+        }
+        Files.writeString(log, gtrid + "|COMMITTING|" + expires + "|" + NODE + "|\n", StandardOpenOption.APPEND);
+    }
+
+    /** Rows PreparedBranches.prepareOnBusiness inserts: visible only once such a branch committed. */
+    private int inDoubtRows() {
+        return db.business().queryForObject("select count(*) from application where title = 'in-doubt test'", Integer.class);
     }
 
     private static Xid xid(String tm, String gtrid, String branch) {
@@ -92,19 +130,10 @@ class StartupOrphanRollbackTest {
     }
 
     private Map<String, String> environment() {
-        Map<String, String> environment = new HashMap<>();
-        environment.put("LOCKSTEP_MODE", "external");
-        environment.put("LOCKSTEP_TM_UNIQUE_NAME", NODE);
+        Map<String, String> environment = ServiceProcess.externalModeOn(endpoints, NODE);
         environment.put("LOCKSTEP_SECURITY_USERS_0_NAME", "ann");
         environment.put("LOCKSTEP_SECURITY_USERS_0_PASSWORD", "{noop}" + PASSWORD);
         environment.put("LOCKSTEP_SECURITY_USERS_0_ROLES", "APPLICANT");
-        for (String database : new String[] {"business", "workflow"}) {
-            var settings = database.equals("business") ? endpoints.business() : endpoints.workflow();
-            String prefix = "LOCKSTEP_DB_" + database.toUpperCase() + "_";
-            environment.put(prefix + "URL", settings.url());
-            environment.put(prefix + "USERNAME", settings.username());
-            environment.put(prefix + "PASSWORD", settings.password() == null ? "" : settings.password());
-        }
         return environment;
     }
 
