@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.actionwaits.ApplicationWaiters;
 import dev.lockstep.publish.Outbox;
 import dev.lockstep.security.Caller;
 import dev.lockstep.web.ApiException;
@@ -17,7 +18,8 @@ import org.springframework.stereotype.Component;
  * Holds a running application for the action that acts on it, inside the action's XA transaction:
  * the business row lock, which serializes actions (parallel tasks meet at a join), then the
  * {@link ActionFence}, so that what the action reads from the workflow includes everything its
- * predecessor committed; and, once the action has moved the process, the application's task
+ * predecessor committed — with at most a bounded number of actions per application waiting for both
+ * ({@link ApplicationWaiters}); and, once the action has moved the process, the application's task
  * summary or its final status taken from the process's explicit outcome (an approval also writes
  * its publish event to the outbox, in the same transaction).
  */
@@ -30,16 +32,19 @@ public class RunningApplications {
     private final BusinessProcessBindingRepository bindings;
     private final ApprovalProcess process;
     private final ActionFence fence;
+    private final ApplicationWaiters waiters;
     private final TaskSummaries summaries;
     private final Outbox outbox;
     private final Clock clock;
 
     RunningApplications(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalProcess process, ActionFence fence, TaskSummaries summaries, Outbox outbox, Clock clock) {
+            ApprovalProcess process, ActionFence fence, ApplicationWaiters waiters, TaskSummaries summaries, Outbox outbox,
+            Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.process = process;
         this.fence = fence;
+        this.waiters = waiters;
         this.summaries = summaries;
         this.outbox = outbox;
         this.clock = clock;
@@ -51,12 +56,14 @@ public class RunningApplications {
 
     /** The application as locked, or empty when it is no longer being approved under this run. */
     public Optional<Application> lock(long applicationId, String processInstanceId) {
-        if (applications.lockRunningStep(applicationId, processInstanceId, clock.instant()) == 0) {
-            return Optional.empty();
+        try (ApplicationWaiters.Slot waiting = waiters.enter(applicationId)) {
+            if (applications.lockRunningStep(applicationId, processInstanceId, clock.instant()) == 0) {
+                return Optional.empty();
+            }
+            Application locked = applications.findById(applicationId).orElseThrow();
+            fence.enter(processInstanceId, locked.getActionSeq());
+            return Optional.of(locked);
         }
-        Application locked = applications.findById(applicationId).orElseThrow();
-        fence.enter(processInstanceId, locked.getActionSeq());
-        return Optional.of(locked);
     }
 
     /**

@@ -1,11 +1,15 @@
 package dev.lockstep.platform;
 
+import java.time.Duration;
+import java.util.Properties;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * How to reach one of the two databases. {@code xaDataSourceClass} is optional: it defaults to the
- * vendor's XA DataSource and exists so that a misconfigured non-XA class is caught at startup.
+ * vendor's XA DataSource and exists so that a misconfigured non-XA class is caught at startup. The
+ * four timeouts bound every wait on this database, so one stuck transaction (a prepared branch holding
+ * a row lock, a dead server) stalls only the requests that need what it holds, never the pool.
  */
 public record DatabaseSettings(
         String url,
@@ -13,9 +17,17 @@ public record DatabaseSettings(
         String password,
         DatabaseVendor vendor,
         Integer poolSize,
-        String xaDataSourceClass) {
+        String xaDataSourceClass,
+        Duration lockTimeout,
+        Duration statementTimeout,
+        Duration socketTimeout,
+        Duration connectTimeout) {
 
     public static final int DEFAULT_POOL_SIZE = 10;
+    public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(40);
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
     public DatabaseSettings {
         if (vendor == null) {
@@ -27,6 +39,15 @@ public record DatabaseSettings(
         if (xaDataSourceClass == null || xaDataSourceClass.isBlank()) {
             xaDataSourceClass = vendor.defaultXaDataSourceClass();
         }
+        lockTimeout = lockTimeout == null ? DEFAULT_LOCK_TIMEOUT : lockTimeout;
+        statementTimeout = statementTimeout == null ? DEFAULT_STATEMENT_TIMEOUT : statementTimeout;
+        socketTimeout = socketTimeout == null ? DEFAULT_SOCKET_TIMEOUT : socketTimeout;
+        connectTimeout = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
+    }
+
+    /** Settings with nothing configured: every default, no URL. */
+    public static DatabaseSettings unset() {
+        return new DatabaseSettings(null, null, null, null, null, null, null, null, null, null);
     }
 
     public boolean isConfigured() {
@@ -34,11 +55,89 @@ public record DatabaseSettings(
     }
 
     public DatabaseSettings withConnection(String newUrl, String newUsername, String newPassword) {
-        return new DatabaseSettings(newUrl, newUsername, newPassword, vendor, poolSize, xaDataSourceClass);
+        return new DatabaseSettings(newUrl, newUsername, newPassword, vendor, poolSize, xaDataSourceClass, lockTimeout,
+                statementTimeout, socketTimeout, connectTimeout);
     }
 
-    /** A plain, non-XA view of this database for inspection and schema work outside any transaction. */
+    /**
+     * Refuses timeouts that cannot work: zero or negative ones (PostgreSQL reads 0 as "wait forever"),
+     * a lock timeout not below the statement timeout (the statement would be cancelled first and the
+     * holder never named), a socket timeout not above the statement timeout (the driver would drop a
+     * connection the server is still answering on, leaving its state unknown).
+     */
+    public void validateTimeouts(String prefix) {
+        requirePositive(prefix + ".lock-timeout", lockTimeout);
+        requirePositive(prefix + ".statement-timeout", statementTimeout);
+        requirePositive(prefix + ".socket-timeout", socketTimeout);
+        requirePositive(prefix + ".connect-timeout", connectTimeout);
+        if (lockTimeout.compareTo(statementTimeout) >= 0) {
+            throw new StartupCheckFailure(prefix + ".lock-timeout", "is " + lockTimeout + ", not below " + prefix
+                    + ".statement-timeout (" + statementTimeout + "): a lock wait would be cancelled as a slow statement"
+                    + " and its holder never reported.", "set it below the statement timeout, e.g. 5s with 30s.");
+        }
+        if (socketTimeout.compareTo(statementTimeout) <= 0) {
+            throw new StartupCheckFailure(prefix + ".socket-timeout", "is " + socketTimeout + ", not above " + prefix
+                    + ".statement-timeout (" + statementTimeout + "): the driver would drop connections the server is"
+                    + " still answering on.", "set it a few seconds above the statement timeout, e.g. 40s with 30s.");
+        }
+    }
+
+    private static void requirePositive(String setting, Duration value) {
+        if (value.isZero() || value.isNegative()) {
+            throw new StartupCheckFailure(setting, "is " + value + "; it must be positive (zero would mean waiting forever).",
+                    "set a positive duration such as 5s, or remove the setting for the default.");
+        }
+    }
+
+    /**
+     * The driver properties that carry the timeouts. PostgreSQL takes the lock and statement timeouts
+     * as session settings at connect time ({@code options=-c lock_timeout=...}) and the socket and
+     * connect timeouts in whole seconds; Oracle has no session lock or statement timeout (see
+     * docs/operations.md), only the connect and read timeouts of its network layer.
+     */
+    public Properties timeoutProperties(boolean withStatementTimeouts) {
+        Properties properties = new Properties();
+        switch (vendor) {
+            case POSTGRESQL -> {
+                properties.setProperty("connectTimeout", Long.toString(wholeSeconds(connectTimeout)));
+                if (withStatementTimeouts) {
+                    properties.setProperty("options", "-c lock_timeout=" + lockTimeout.toMillis() + " -c statement_timeout="
+                            + statementTimeout.toMillis());
+                    properties.setProperty("socketTimeout", Long.toString(wholeSeconds(socketTimeout)));
+                } else {
+                    properties.setProperty("options", "-c lock_timeout=" + lockTimeout.toMillis());
+                }
+            }
+            case ORACLE -> {
+                properties.setProperty("oracle.net.CONNECT_TIMEOUT", Long.toString(connectTimeout.toMillis()));
+                if (withStatementTimeouts) {
+                    properties.setProperty("oracle.jdbc.ReadTimeout", Long.toString(socketTimeout.toMillis()));
+                }
+            }
+        }
+        return properties;
+    }
+
+    private static long wholeSeconds(Duration duration) {
+        return Math.max(1, (duration.toMillis() + 999) / 1000);
+    }
+
+    /** A plain, non-XA view of this database for inspection outside any transaction, with every timeout. */
     public DataSource plainDataSource() {
-        return new DriverManagerDataSource(url, username, password);
+        return plain(true);
+    }
+
+    /**
+     * For schema work (migrations, the engine's tables): the lock and connect timeouts but no statement
+     * or socket timeout, since an upgrade may rewrite a large table for longer than any request should wait.
+     */
+    public DataSource schemaDataSource() {
+        return plain(false);
+    }
+
+    private DataSource plain(boolean withStatementTimeouts) {
+        DriverManagerDataSource dataSource = new DriverManagerDataSource(url, username, password);
+        dataSource.setConnectionProperties(timeoutProperties(withStatementTimeouts));
+        return dataSource;
     }
 }

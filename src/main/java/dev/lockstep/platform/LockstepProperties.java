@@ -47,9 +47,9 @@ public record LockstepProperties(
 
     public record Db(DatabaseSettings business, DatabaseSettings workflow, DatabaseSettings single) {
         public Db {
-            business = business == null ? new DatabaseSettings(null, null, null, null, null, null) : business;
-            workflow = workflow == null ? new DatabaseSettings(null, null, null, null, null, null) : workflow;
-            single = single == null ? new DatabaseSettings(null, null, null, null, null, null) : single;
+            business = business == null ? DatabaseSettings.unset() : business;
+            workflow = workflow == null ? DatabaseSettings.unset() : workflow;
+            single = single == null ? DatabaseSettings.unset() : single;
         }
     }
 

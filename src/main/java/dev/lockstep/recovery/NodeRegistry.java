@@ -1,6 +1,6 @@
 package dev.lockstep.recovery;
 
-import java.sql.Timestamp;
+import dev.lockstep.nodeidentity.TransactionManagerLease;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
@@ -12,19 +12,22 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.Scheduled;
 
 /**
- * Which transaction managers are alive. Every node upserts a heartbeat row in the business
+ * Which transaction managers are alive. Every node renews a heartbeat row (its name's lease) in the business
  * database; a node whose heartbeat is older than the timeout is gone, and so is its recovery log as
  * far as this node can tell.
  */
 public class NodeRegistry {
 
     private final String selfTm;
+    private final TransactionManagerLease lease;
     private final JdbcTemplate business;
     private final RecoveryProperties properties;
     private final Clock clock;
 
-    NodeRegistry(String selfTm, JdbcTemplate business, RecoveryProperties properties, Clock clock) {
+    NodeRegistry(String selfTm, TransactionManagerLease lease, JdbcTemplate business, RecoveryProperties properties,
+            Clock clock) {
         this.selfTm = selfTm;
+        this.lease = lease;
         this.business = business;
         this.properties = properties;
         this.clock = clock;
@@ -34,13 +37,10 @@ public class NodeRegistry {
         return selfTm;
     }
 
+    /** The heartbeat is the renewal of this node's lease on its name (taken at startup). */
     @Scheduled(fixedDelayString = "${lockstep.recovery.heartbeat-interval:10s}")
     public void heartbeat() {
-        Timestamp now = Timestamp.from(clock.instant());
-        business.update("""
-                insert into recovery_node (tm_name, started_at, heartbeat_at) values (?, ?, ?)
-                on conflict (tm_name) do update set heartbeat_at = excluded.heartbeat_at
-                """, selfTm, now, now);
+        lease.renew();
     }
 
     /** Every node we know of (configured or ever seen) with its last heartbeat, if any. */

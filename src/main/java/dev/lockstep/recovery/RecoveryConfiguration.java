@@ -4,6 +4,7 @@ import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.publish.EventPublisher;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.lockstep.nodeidentity.TransactionManagerLease;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
@@ -46,6 +47,7 @@ public class RecoveryConfiguration {
         config.setJdbcUrl(business.url());
         config.setUsername(business.username());
         config.setPassword(business.password());
+        config.setDataSourceProperties(business.timeoutProperties(true));
         config.setMaximumPoolSize(4);
         config.setMinimumIdle(1);
         config.setAutoCommit(true);
@@ -58,9 +60,9 @@ public class RecoveryConfiguration {
     }
 
     @Bean
-    NodeRegistry nodeRegistry(LockstepProperties lockstep, RecoveryProperties properties,
+    NodeRegistry nodeRegistry(LockstepProperties lockstep, RecoveryProperties properties, TransactionManagerLease lease,
             @Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
-        return new NodeRegistry(lockstep.tm().uniqueName(), new JdbcTemplate(business), properties, CLOCK);
+        return new NodeRegistry(lockstep.tm().uniqueName(), lease, new JdbcTemplate(business), properties, CLOCK);
     }
 
     @Bean

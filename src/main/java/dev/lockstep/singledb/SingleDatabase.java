@@ -9,7 +9,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +28,7 @@ public class SingleDatabase implements Closeable {
     SingleDatabase(LockstepProperties properties) {
         refuseTwoDatabaseSettings(properties);
         DatabaseSettings configured = properties.db().single();
+        configured.validateTimeouts("lockstep.db.single");
         if (configured.isConfigured()) {
             this.server = null;
             this.settings = configured;
@@ -67,7 +67,7 @@ public class SingleDatabase implements Closeable {
     }
 
     private static void verifyConnection(DatabaseSettings settings) {
-        try (Connection connection = DriverManager.getConnection(settings.url(), settings.username(), settings.password())) {
+        try (Connection connection = settings.plainDataSource().getConnection()) {
             connection.isValid(5);
         } catch (SQLException e) {
             throw new StartupCheckFailure("lockstep.db.single.url", "cannot connect to " + settings.url() + " as '"

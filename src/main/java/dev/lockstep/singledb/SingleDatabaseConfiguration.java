@@ -44,6 +44,7 @@ public class SingleDatabaseConfiguration {
         pool.setUsername(database.settings().username());
         pool.setPassword(database.settings().password());
         pool.setMaximumPoolSize(database.settings().poolSize());
+        pool.setDataSourceProperties(database.settings().timeoutProperties(true));
         return pool;
     }
 

@@ -1,6 +1,8 @@
 package dev.lockstep.web;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import org.springframework.http.HttpStatus;
 
@@ -13,6 +15,7 @@ public class ApiException extends RuntimeException {
     private final HttpStatus status;
     private final String code;
     private final Duration retryAfter;
+    private final Map<String, Object> properties = new LinkedHashMap<>();
 
     public ApiException(HttpStatus status, String code, String detail) {
         this(status, code, detail, null);
@@ -44,6 +47,16 @@ public class ApiException extends RuntimeException {
 
     public static ApiException badRequest(String code, String detail) {
         return new ApiException(HttpStatus.BAD_REQUEST, code, detail);
+    }
+
+    /** Adds a member to the problem detail (evidence a client or operator can act on). */
+    public ApiException with(String name, Object value) {
+        properties.put(name, value);
+        return this;
+    }
+
+    public Map<String, Object> properties() {
+        return Map.copyOf(properties);
     }
 
     public HttpStatus status() {

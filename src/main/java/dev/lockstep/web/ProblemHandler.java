@@ -3,6 +3,7 @@ package dev.lockstep.web;
 import com.atomikos.jdbc.internal.AtomikosSQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.activiti.engine.ActivitiObjectNotFoundException;
 import org.activiti.engine.ActivitiOptimisticLockingException;
 import org.activiti.engine.ActivitiTaskAlreadyClaimedException;
@@ -38,11 +39,19 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
 
+    private final List<ProblemTranslator> translators;
+
+    ProblemHandler(List<ProblemTranslator> translators) {
+        this.translators = translators;
+    }
+
     @ExceptionHandler(ApiException.class)
     ResponseEntity<Object> refused(ApiException e) {
         ResponseEntity.BodyBuilder response = ResponseEntity.status(e.status()).contentType(MediaType.APPLICATION_PROBLEM_JSON);
         e.retryAfter().ifPresent(after -> response.header(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, after.toSeconds()))));
-        return response.body(ProblemResponses.problem(e.status(), e.code(), e.getMessage()));
+        ProblemDetail problem = ProblemResponses.problem(e.status(), e.code(), e.getMessage());
+        e.properties().forEach(problem::setProperty);
+        return response.body(problem);
     }
 
     @ExceptionHandler(ActivitiObjectNotFoundException.class)
@@ -95,6 +104,12 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<Object> unexpected(Exception e) {
+        for (ProblemTranslator translator : translators) {
+            Optional<ApiException> known = translator.translate(e);
+            if (known.isPresent()) {
+                return refused(known.get());
+            }
+        }
         if (poolExhausted(e)) {
             log.warn("no database connection within the borrow timeout: {}", e.toString());
             return refused(ApiException.retryLater("DATABASE_BUSY", "Every connection to a database is in use and none came free in time;"

@@ -38,7 +38,7 @@ public class WorkflowEngineConfiguration {
      */
     @Bean
     WorkflowSchema workflowSchema(DatabaseEndpoints endpoints) {
-        return WorkflowSchema.createOrUpgrade(endpoints.workflow().plainDataSource());
+        return WorkflowSchema.createOrUpgrade(endpoints.workflow().schemaDataSource());
     }
 
     @Bean

@@ -1,5 +1,8 @@
 package dev.lockstep.xa;
 
+import dev.lockstep.nodeidentity.CoordinatorLogLocation;
+import dev.lockstep.nodeidentity.NodeIdentityConfiguration;
+import dev.lockstep.orphans.StartupOrphanRollback;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
@@ -50,6 +53,7 @@ public class XaConfiguration {
     DatabaseEndpoints databaseEndpoints(LockstepProperties properties, ObjectProvider<EmbeddedPostgresServers> embedded,
             XaDataSourceFactory factory) {
         TransactionManagerName.validate(properties.tm().uniqueName());
+        CoordinatorLogLocation.verify(properties);
         EmbeddedPostgresServers servers = embedded.getIfAvailable();
         DatabaseEndpoints endpoints = servers != null
                 ? servers.endpoints()
@@ -61,10 +65,12 @@ public class XaConfiguration {
     /**
      * Starts after both pools exist: each recovery pass replays logged commit decisions only to the
      * resources registered at that moment and then forgets them, so a resource registered later
-     * would have its branch presumed aborted while its sibling committed.
+     * would have its branch presumed aborted while its sibling committed. It also waits for this node's
+     * lease on its name: a recovery pass under a name another live node uses would take that node's XIDs;
+     * and for the orphan rollback to see the coordinator log as the previous run left it.
      */
     @Bean(initMethod = "init", destroyMethod = "shutdownForce")
-    @DependsOn({"businessDataSource", "workflowDataSource"})
+    @DependsOn({"businessDataSource", "workflowDataSource", NodeIdentityConfiguration.LEASE_BEAN, StartupOrphanRollback.BEAN})
     UserTransactionServiceImp atomikosTransactionService(LockstepProperties properties) {
         return new UserTransactionServiceImp(AtomikosSettings.of(properties));
     }
@@ -102,7 +108,7 @@ public class XaConfiguration {
     @Bean
     @FlywayDataSource
     DataSource businessMigrationDataSource(DatabaseEndpoints endpoints) {
-        return endpoints.business().plainDataSource();
+        return endpoints.business().schemaDataSource();
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.StartupCheckFailure;
 
 import com.atomikos.jdbc.AtomikosDataSourceBean;
+import java.util.Properties;
 import javax.sql.XADataSource;
 import org.springframework.beans.BeanWrapperImpl;
 
@@ -24,7 +25,25 @@ public class XaDataSourceFactory {
         properties.setPropertyValue(properties.isWritableProperty("url") ? "url" : "URL", settings.url());
         properties.setPropertyValue("user", settings.username());
         properties.setPropertyValue("password", settings.password() == null ? "" : settings.password());
+        applyTimeouts(properties, settings);
         return xaDataSource;
+    }
+
+    /**
+     * Every connection of the pool waits at most the configured lock, statement, socket and connect
+     * timeouts. pgjdbc's data source takes them as bean properties (session options joined to any the
+     * URL gives); Oracle's as connection properties.
+     */
+    private static void applyTimeouts(BeanWrapperImpl dataSource, DatabaseSettings settings) {
+        Properties timeouts = settings.timeoutProperties(true);
+        switch (settings.vendor()) {
+            case POSTGRESQL -> timeouts.forEach((name, value) -> {
+                Object fromUrl = "options".equals(name) ? dataSource.getPropertyValue("options") : null;
+                dataSource.setPropertyValue((String) name, fromUrl == null || fromUrl.toString().isBlank()
+                        ? value : fromUrl + " " + value);
+            });
+            case ORACLE -> dataSource.setPropertyValue("connectionProperties", timeouts);
+        }
     }
 
     public AtomikosDataSourceBean pool(String uniqueResourceName, String prefix, DatabaseSettings settings) {

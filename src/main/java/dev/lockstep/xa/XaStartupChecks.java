@@ -45,6 +45,7 @@ public final class XaStartupChecks {
                             + prefix.toUpperCase().replace('.', '_') + "_URL, ...), or leave lockstep.mode unset for the"
                             + " embedded default.");
         }
+        settings.validateTimeouts(prefix);
         XADataSource xaDataSource = factory.create(prefix, settings);
         try {
             // Closing the logical connection would leave the physical one open: close the XAConnection.

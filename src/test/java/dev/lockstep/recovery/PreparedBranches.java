@@ -17,13 +17,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * own XAResource (start, work, end, prepare, then the connection just goes away), so the gid in
  * pg_prepared_xacts is exactly what pgjdbc writes for an Atomikos-shaped XID.
  */
-final class PreparedBranches {
+public final class PreparedBranches {
 
     private static final AtomicLong COUNTER = new AtomicLong(System.nanoTime() % 1_000_000);
 
     private final DatabaseEndpoints endpoints;
 
-    PreparedBranches(DatabaseEndpoints endpoints) {
+    public PreparedBranches(DatabaseEndpoints endpoints) {
         this.endpoints = endpoints;
     }
 
@@ -36,7 +36,7 @@ final class PreparedBranches {
         return tm + System.currentTimeMillis() + COUNTER.incrementAndGet();
     }
 
-    static Xid xid(int formatId, String gtrid, String bqual) {
+    public static Xid xid(int formatId, String gtrid, String bqual) {
         byte[] g = gtrid.getBytes(StandardCharsets.US_ASCII);
         byte[] b = bqual.getBytes(StandardCharsets.US_ASCII);
         return new Xid() {
@@ -58,7 +58,7 @@ final class PreparedBranches {
     }
 
     /** Prepares a branch on the business database that inserted an application row (so it locks that table). */
-    void prepareOnBusiness(Xid xid) throws Exception {
+    public void prepareOnBusiness(Xid xid) throws Exception {
         prepare(endpoints.business(), xid, """
                 insert into application (title, asset_id, amount, risk_level, sensitive, applicant_id, approval_status,
                     publish_status, created_at, updated_at)
@@ -67,7 +67,7 @@ final class PreparedBranches {
     }
 
     /** Prepares a branch on the workflow database; it holds an advisory lock, never touching ACT_* tables. */
-    void prepareOnWorkflow(Xid xid) throws Exception {
+    public void prepareOnWorkflow(Xid xid) throws Exception {
         prepare(endpoints.workflow(), xid, "select pg_advisory_xact_lock_shared(4242)");
     }
 
@@ -91,7 +91,7 @@ final class PreparedBranches {
     }
 
     /** Rolls back everything left prepared on both databases, so later test classes start clean. */
-    static void rollBackAll(JdbcTemplate... databases) {
+    public static void rollBackAll(JdbcTemplate... databases) {
         for (JdbcTemplate database : databases) {
             for (String gid : database.queryForList("select gid from pg_prepared_xacts where database = current_database()",
                     String.class)) {

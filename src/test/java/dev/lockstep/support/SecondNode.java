@@ -38,6 +38,7 @@ public final class SecondNode {
                 "--server.port=" + port,
                 "--lockstep.mode=external",
                 "--lockstep.home=" + home,
+                "--lockstep.tm.log-dir=" + home.resolve("atomikos"),
                 "--lockstep.tm.unique-name=" + tmName,
                 // external mode has no demo users
                 "--lockstep.security.users[0].name=" + DBA,

@@ -1,5 +1,7 @@
 package dev.lockstep.support;
 
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -32,11 +34,32 @@ public final class ServiceProcess implements AutoCloseable {
     /** Starts the service; {@code home} holds its Atomikos log and the captured console output. */
     public static ServiceProcess start(Path home, Map<String, String> environment) throws IOException {
         int port = ServiceJvm.freePort();
-        Map<String, String> variables = new HashMap<>(environment);
+        Map<String, String> variables = new HashMap<>();
+        // external mode requires an absolute coordinator log directory; a test may set another
+        variables.put("LOCKSTEP_TM_LOG_DIR", home.resolve("atomikos").toAbsolutePath().toString());
+        variables.putAll(environment);
         variables.put("LOCKSTEP_HOME", home.toAbsolutePath().toString());
         variables.put("SERVER_PORT", Integer.toString(port));
         return new ServiceProcess(ServiceJvm.start(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
                 ServiceJvm.testClasspath(), List.of(), variables, home.resolve("console.log"), port));
+    }
+
+    /**
+     * The environment of a node in external mode named {@code tmName} on the two databases of
+     * {@code endpoints} (typically the shared test context's), for tests that run a second node.
+     */
+    public static Map<String, String> externalModeOn(DatabaseEndpoints endpoints, String tmName) {
+        Map<String, String> environment = new HashMap<>();
+        environment.put("LOCKSTEP_MODE", "external");
+        environment.put("LOCKSTEP_TM_UNIQUE_NAME", tmName);
+        for (String database : new String[] {"business", "workflow"}) {
+            DatabaseSettings settings = database.equals("business") ? endpoints.business() : endpoints.workflow();
+            String prefix = "LOCKSTEP_DB_" + database.toUpperCase() + "_";
+            environment.put(prefix + "URL", settings.url());
+            environment.put(prefix + "USERNAME", settings.username());
+            environment.put(prefix + "PASSWORD", settings.password() == null ? "" : settings.password());
+        }
+        return environment;
     }
 
     /** Waits until the service answers HTTP; fails with its console output if it stopped instead. */
@@ -60,6 +83,15 @@ public final class ServiceProcess implements AutoCloseable {
     /** An HTTP Basic {@code Authorization} header value. */
     public static String basic(String user, String password) {
         return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+    }
+
+    public String baseUrl() {
+        return jvm.baseUrl();
+    }
+
+    /** Ends the service as a crash would (SIGKILL): no shutdown hook, no log checkpoint. */
+    public void kill() {
+        jvm.kill9();
     }
 
     public HttpResponse<String> get(String path, String authorization) {

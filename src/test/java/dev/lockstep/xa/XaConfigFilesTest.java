@@ -52,7 +52,7 @@ class XaConfigFilesTest {
         LockstepProperties bound = new Binder(ConfigurationPropertySources.from(sources))
                 .bindOrCreate("lockstep", LockstepProperties.class);
 
-        assertThat(environment.keySet()).containsExactly("LOCKSTEP_MODE", "LOCKSTEP_HOME",
+        assertThat(environment.keySet()).containsExactly("LOCKSTEP_MODE", "LOCKSTEP_HOME", "LOCKSTEP_TM_LOG_DIR",
                 "LOCKSTEP_DB_BUSINESS_URL", "LOCKSTEP_DB_BUSINESS_USERNAME", "LOCKSTEP_DB_BUSINESS_PASSWORD",
                 "LOCKSTEP_DB_BUSINESS_VENDOR", "LOCKSTEP_DB_BUSINESS_POOL_SIZE",
                 "LOCKSTEP_DB_WORKFLOW_URL", "LOCKSTEP_DB_WORKFLOW_USERNAME", "LOCKSTEP_DB_WORKFLOW_PASSWORD",

@@ -121,18 +121,61 @@ class XaStartupChecksTest {
                 .hasMessageContaining("LOCKSTEP_DB_WORKFLOW_URL");
     }
 
-    /** Starts the service on a correct external configuration changed by {@code overrides}; it must not come up. */
+    @Test
+    void externalModeWithoutAConfiguredLogDirectory() {
+        Map<String, String> unset = new HashMap<>();
+        unset.put("lockstep.tm.log-dir", null);
+
+        StartupCheckFailure failure = startupFailure(unset);
+
+        assertThat(failure.setting()).isEqualTo("lockstep.tm.log-dir");
+        assertThat(failure).hasMessageContaining("is not set").hasMessageContaining("LOCKSTEP_TM_LOG_DIR")
+                .hasMessageContaining("absolute directory on persistent storage");
+    }
+
+    @Test
+    void externalModeWithARelativeLogDirectory() {
+        StartupCheckFailure failure = startupFailure(Map.of("lockstep.tm.log-dir", "var/atomikos"));
+
+        assertThat(failure.setting()).isEqualTo("lockstep.tm.log-dir");
+        assertThat(failure).hasMessageContaining("is the relative path var/atomikos");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+            "lockstep.db.business.lock-timeout, 0s, it must be positive",
+            "lockstep.db.workflow.statement-timeout, -1s, it must be positive",
+            "lockstep.db.business.lock-timeout, 30s, not below lockstep.db.business.statement-timeout",
+            "lockstep.db.workflow.socket-timeout, 30s, not above lockstep.db.workflow.statement-timeout"})
+    void timeoutsThatCannotWork(String setting, String value, String problem) {
+        StartupCheckFailure failure = startupFailure(Map.of(setting, value));
+
+        assertThat(failure.setting()).isEqualTo(setting);
+        assertThat(failure).hasMessageContaining(problem).hasMessageContaining("Fix:");
+    }
+
+    /**
+     * Starts the service on a correct external configuration changed by {@code overrides} (a null value
+     * removes the setting); it must not come up.
+     */
     private StartupCheckFailure startupFailure(Map<String, String> overrides) {
         Map<String, Object> properties = new HashMap<>(Map.of(
                 "lockstep.mode", "external",
                 "lockstep.home", home.toString(),
+                "lockstep.tm.log-dir", home.resolve("atomikos").toAbsolutePath().toString(),
                 "lockstep.tm.unique-name", "startup-checks.tm",
                 "lockstep.db.business.url", healthy.getJdbcUrl("postgres", "business"),
                 "lockstep.db.business.username", "postgres",
                 "lockstep.db.workflow.url", healthy.getJdbcUrl("postgres", "workflow"),
                 "lockstep.db.workflow.username", "postgres",
                 "spring.main.banner-mode", "off"));
-        properties.putAll(overrides);
+        overrides.forEach((name, value) -> {
+            if (value == null) {
+                properties.remove(name);
+            } else {
+                properties.put(name, value);
+            }
+        });
 
         Throwable thrown = catchThrowable(() -> new SpringApplicationBuilder(LockstepApplication.class)
                 .web(WebApplicationType.NONE).properties(properties).run().close());

@@ -76,6 +76,7 @@ public final class ServiceProcess {
                 "--server.port=" + httpPort,
                 "--lockstep.mode=external",
                 "--lockstep.home=" + home,
+                "--lockstep.tm.log-dir=" + home.toAbsolutePath().resolve("atomikos"),
                 "--lockstep.tm.unique-name=" + tmUniqueName,
                 "--lockstep.tm.default-timeout=" + timeouts.transaction.toSeconds() + "s",
                 "--lockstep.tm.max-timeout=" + timeouts.max.toSeconds() + "s",

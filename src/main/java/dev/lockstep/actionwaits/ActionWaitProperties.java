@@ -1,0 +1,16 @@
+package dev.lockstep.actionwaits;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * {@code lockstep.actions.*}: how many actions on one application this node lets hold connections
+ * at once while they take its row lock and pass the action fence.
+ *
+ * @param maxConcurrentPerApplication the acting one plus those queued behind it; more are refused at
+ *        once with 503 APPLICATION_BUSY (Retry-After), so a burst on one stuck application holds at most
+ *        this many connections of each XA pool, each for at most the lock timeout
+ */
+@ConfigurationProperties("lockstep.actions")
+public record ActionWaitProperties(@DefaultValue("4") int maxConcurrentPerApplication) {
+}

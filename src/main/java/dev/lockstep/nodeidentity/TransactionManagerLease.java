@@ -1,0 +1,124 @@
+package dev.lockstep.nodeidentity;
+
+import dev.lockstep.platform.DatabaseVendor;
+import dev.lockstep.platform.StartupCheckFailure;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * This node's lease on its transaction-manager name in the business database ({@code recovery_node}:
+ * holder location, instance, expiry). Atomikos recovers every XID whose branch starts with its name,
+ * so two live nodes under one name would roll back each other's in-flight branches: a node at
+ * another location refuses to start while the lease is live. The location is the host plus the
+ * absolute coordinator log directory — the node's identity: a restart of the same node (same host,
+ * same log) takes its name back at once, and two processes on one log cannot both run because
+ * Atomikos locks its log file. The lease is taken before Atomikos starts (and runs its first recovery
+ * pass), renewed by every heartbeat, and taken over from another location only once expired. Expiry
+ * is judged by the database's clock, the one clock every node shares.
+ */
+public class TransactionManagerLease {
+
+    static final String SETTING = "lockstep.tm.unique-name";
+    private static final Logger log = LoggerFactory.getLogger(TransactionManagerLease.class);
+
+    private final String tmName;
+    private final String location;
+    private final String instanceId = UUID.randomUUID().toString();
+    private final JdbcTemplate business;
+    private final Duration duration;
+    private final boolean oracle;
+
+    public TransactionManagerLease(String tmName, String location, JdbcTemplate business, DatabaseVendor vendor,
+            Duration duration) {
+        this.tmName = tmName;
+        this.location = location;
+        this.business = business;
+        this.duration = duration;
+        this.oracle = vendor == DatabaseVendor.ORACLE;
+    }
+
+    public String instanceId() {
+        return instanceId;
+    }
+
+    /**
+     * Takes the name, or stops the startup when a node at another location holds a lease on it that
+     * has not expired. A row written before leases existed (no holder) counts as held while its
+     * heartbeat is fresher than the lease duration.
+     */
+    public void acquire() {
+        long seconds = duration.toSeconds();
+        int taken;
+        try {
+            taken = oracle
+                    ? business.update("""
+                            merge into recovery_node n
+                            using (select ? tm_name, ? holder_location, ? instance_id from dual) s on (n.tm_name = s.tm_name)
+                            when matched then update set n.started_at = systimestamp, n.heartbeat_at = systimestamp,
+                                   n.holder_location = s.holder_location, n.instance_id = s.instance_id,
+                                   n.lease_expires_at = systimestamp + numtodsinterval(?, 'SECOND')
+                             where n.holder_location = s.holder_location or n.lease_expires_at < systimestamp
+                                or (n.holder_location is null and n.heartbeat_at < systimestamp - numtodsinterval(?, 'SECOND'))
+                            when not matched then insert (tm_name, started_at, heartbeat_at, holder_location, instance_id,
+                                   lease_expires_at)
+                                   values (s.tm_name, systimestamp, systimestamp, s.holder_location, s.instance_id,
+                                           systimestamp + numtodsinterval(?, 'SECOND'))
+                            """, tmName, location, instanceId, seconds, seconds, seconds)
+                    : business.update("""
+                            insert into recovery_node (tm_name, started_at, heartbeat_at, holder_location, instance_id,
+                                   lease_expires_at)
+                            values (?, now(), now(), ?, ?, now() + make_interval(secs => ?))
+                            on conflict (tm_name) do update set started_at = excluded.started_at,
+                                   heartbeat_at = excluded.heartbeat_at, holder_location = excluded.holder_location,
+                                   instance_id = excluded.instance_id, lease_expires_at = excluded.lease_expires_at
+                             where recovery_node.holder_location = excluded.holder_location
+                                or recovery_node.lease_expires_at < now()
+                                or (recovery_node.holder_location is null
+                                    and recovery_node.heartbeat_at < now() - make_interval(secs => ?))
+                            """, tmName, location, instanceId, seconds, seconds);
+        } catch (DuplicateKeyException raced) {
+            taken = 0; // another node inserted the row in the same moment: it holds the name
+        }
+        if (taken == 0) {
+            Map<String, Object> holder = business.queryForMap(
+                    "select holder_location, lease_expires_at, heartbeat_at from recovery_node where tm_name = ?", tmName);
+            throw new StartupCheckFailure(SETTING, "'" + tmName + "' is in use by another live node (at "
+                    + holder.get("holder_location") + ", last heartbeat " + holder.get("heartbeat_at") + ", lease until "
+                    + holder.get("lease_expires_at") + "); this node is at " + location + ". Two nodes under one name would"
+                    + " recover, and roll back, each other's transactions.",
+                    "give this node its own " + SETTING + " (env LOCKSTEP_TM_UNIQUE_NAME), e.g. lockstep-2.tm. If the other"
+                            + " node has really moved here (same name, new host or log directory) and is stopped, start"
+                            + " this one again once the lease has expired (lockstep.recovery.heartbeat-timeout, " + duration
+                            + ").");
+        }
+        log.info("transaction manager name {} leased to {} (instance {}) for {}", tmName, location, instanceId, duration);
+    }
+
+    /** On an orderly stop: the name is free for another location at once (a crashed node's lease runs out instead). */
+    public void release() {
+        business.update("update recovery_node set lease_expires_at = " + (oracle ? "systimestamp" : "now()")
+                + " where tm_name = ? and holder_location = ?", tmName, location);
+    }
+
+    /**
+     * Extends the lease; false when a node at another location has taken the name over since (this
+     * node lost the database for longer than the lease).
+     */
+    public boolean renew() {
+        int renewed = business.update(oracle
+                ? "update recovery_node set heartbeat_at = systimestamp, lease_expires_at = systimestamp"
+                        + " + numtodsinterval(?, 'SECOND') where tm_name = ? and holder_location = ?"
+                : "update recovery_node set heartbeat_at = now(), lease_expires_at = now() + make_interval(secs => ?)"
+                        + " where tm_name = ? and holder_location = ?", duration.toSeconds(), tmName, location);
+        if (renewed == 0) {
+            log.error("the lease on transaction manager name {} is no longer held by this node ({}): another node runs"
+                    + " under the same name. Stop one of them and give it its own {}.", tmName, location, SETTING);
+        }
+        return renewed == 1;
+    }
+}

@@ -1,0 +1,141 @@
+package dev.lockstep.orphans;
+
+import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseSettings;
+import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.recovery.CoordinatorLog;
+import dev.lockstep.recovery.DecodedXid;
+import dev.lockstep.xa.XaDataSourceFactory;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import javax.sql.XAConnection;
+import javax.transaction.xa.XAException;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.stereotype.Component;
+
+/**
+ * After a crash, rolls back at startup the branches this node prepared in its previous life and never
+ * decided to commit, instead of leaving their row locks held until Atomikos presumes abort after
+ * {@code max-timeout} (minutes). Narayana's orphan filters do the equivalent.
+ *
+ * <p>Only with a coordinator log that existed, non-empty, before this process started and can be
+ * read: a new, empty or unreadable log cannot tell an undecided transaction from a committed one
+ * whose record was lost — that is the DBA's case (the recovery console). Only this node's XIDs, only
+ * those begun before this process started (see {@link OwnOrphan}), and never one with a COMMITTING
+ * record. The rollback goes through the database's XA resource on a fresh connection, and the audit
+ * trail records the intent before and the outcome after (a rollback of a prepared branch cannot share
+ * a transaction with anything, so a crash in between leaves an intent without an outcome, which says so).
+ *
+ * <p>Built before the transaction manager starts (it looks at the log directory as the previous life
+ * left it) and run once every bean exists, before the web server takes requests.
+ */
+@Component(StartupOrphanRollback.BEAN)
+@ConditionalOnXaMode
+public class StartupOrphanRollback implements SmartInitializingSingleton {
+
+    public static final String BEAN = "startupOrphanRollback";
+    static final String ACTOR = "startup-recovery";
+    private static final Logger log = LoggerFactory.getLogger(StartupOrphanRollback.class);
+
+    private final LockstepProperties properties;
+    private final DatabaseEndpoints endpoints;
+    private final XaDataSourceFactory factory;
+    private final AuditTrail audit;
+    private final Instant processStart = Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime());
+    private final boolean logExistedBefore;
+
+    StartupOrphanRollback(LockstepProperties properties, DatabaseEndpoints endpoints, XaDataSourceFactory factory,
+            AuditTrail audit) {
+        this.properties = properties;
+        this.endpoints = endpoints;
+        this.factory = factory;
+        this.audit = audit;
+        this.logExistedBefore = nonEmptyLogIn(properties.tmLogDir());
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        if (!logExistedBefore) {
+            log.info("coordinator log under {} is new or empty: prepared branches of earlier runs are left to Atomikos"
+                    + " and the DBA (no orphan rollback at startup)", properties.tmLogDir().toAbsolutePath());
+            return;
+        }
+        Map<String, String> pending;
+        try {
+            pending = new CoordinatorLog().pendingStates();
+        } catch (IllegalStateException unreadable) {
+            log.warn("coordinator log unreadable ({}): no orphan rollback at startup", unreadable.getMessage());
+            return;
+        }
+        rollBackOrphans(DatabaseEndpoints.BUSINESS_RESOURCE, "lockstep.db.business", endpoints.business(), pending);
+        rollBackOrphans(DatabaseEndpoints.WORKFLOW_RESOURCE, "lockstep.db.workflow", endpoints.workflow(), pending);
+    }
+
+    private void rollBackOrphans(String resource, String prefix, DatabaseSettings settings, Map<String, String> pending) {
+        String selfTm = properties.tm().uniqueName();
+        try {
+            XAConnection connection = factory.create(prefix, settings).getXAConnection();
+            try {
+                XAResource xa = connection.getXAResource();
+                for (Xid xid : xa.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN)) {
+                    DecodedXid decoded = new DecodedXid(xid.getFormatId(), xid.getGlobalTransactionId(), xid.getBranchQualifier());
+                    Optional<String> reason = OwnOrphan.reasonToRollBack(decoded, selfTm, processStart, pending);
+                    if (reason.isPresent()) {
+                        rollBack(resource, xa, xid, decoded, reason.get());
+                    }
+                }
+            } finally {
+                connection.close();
+            }
+        } catch (Exception e) {
+            // Atomikos's own recovery still presumes abort later; the scan failing must not stop the node.
+            log.warn("orphan rollback on {} skipped: {}", resource, e.toString());
+        }
+    }
+
+    private void rollBack(String resource, XAResource xa, Xid xid, DecodedXid decoded, String reason) {
+        String branch = resource + " branch " + decoded;
+        audit.append(ACTOR, "ORPHAN_ROLLBACK_INTENDED", decoded.gtridText(), branch + ": " + reason);
+        String outcome;
+        try {
+            xa.rollback(xid);
+            outcome = "ROLLED_BACK";
+        } catch (XAException e) {
+            // XAER_NOTA: gone meanwhile (Atomikos's own pass, or a DBA); anything else: still prepared.
+            outcome = e.errorCode == XAException.XAER_NOTA ? "ALREADY_GONE" : "FAILED (XA error " + e.errorCode + ")";
+        }
+        audit.append(ACTOR, "ORPHAN_ROLLBACK_" + (outcome.startsWith("FAILED") ? "FAILED" : outcome), decoded.gtridText(),
+                branch + ": " + outcome);
+        log.warn("startup orphan rollback of {}: {} ({})", branch, outcome, reason);
+    }
+
+    /** Atomikos writes {@code lockstep-tm*.log} under the log directory; any non-empty one means a previous life. */
+    private static boolean nonEmptyLogIn(Path directory) {
+        if (!Files.isDirectory(directory)) {
+            return false;
+        }
+        try (DirectoryStream<Path> logs = Files.newDirectoryStream(directory, "lockstep-tm*.log")) {
+            for (Path file : logs) {
+                if (Files.size(file) > 0) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException e) {
+            log.warn("cannot list the coordinator log directory {}: {}", directory, e.toString());
+            return false;
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package dev.lockstep.lockwait;
+
+import static dev.lockstep.approval.ApiFlows.complete;
+import static dev.lockstep.approval.ApiFlows.createDraft;
+import static dev.lockstep.approval.ApiFlows.openTaskId;
+import static dev.lockstep.approval.ApiFlows.submit;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.recovery.DecodedXid;
+import dev.lockstep.recovery.PgGidCodec;
+import dev.lockstep.support.Api;
+import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.TestDatabases;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import com.atomikos.jdbc.AtomikosDataSourceBean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * A prepared branch — left by a crashed coordinator of another node, made here with plain SQL —
+ * holds an application's row lock. Before bounded waits, every action on that application waited
+ * without limit while holding a connection of each XA pool. Now the action answers within the lock
+ * timeout (5 s by default) with 409 RESOURCE_LOCKED, Retry-After and the holder's gtrid, while the
+ * rest of the service carries on: other applications' actions succeed, health answers, and the
+ * recovery console lists the holder. A burst on the stuck application holds at most
+ * {@code lockstep.actions.max-concurrent-per-application} (4) pairs of connections; the rest are
+ * refused at once with 503 APPLICATION_BUSY.
+ */
+@LockstepIntegrationTest
+class PreparedRowLockTest {
+
+    /** Far above the 5 s lock timeout, far below "forever": only a liveness bound, not a speed claim. */
+    private static final long ANSWER_BOUND_SECONDS = 25;
+
+    @Autowired Api api;
+    @Autowired TestDatabases db;
+    @Autowired DatabaseEndpoints endpoints;
+    @Autowired @Qualifier("businessDataSource") AtomikosDataSourceBean businessPool;
+
+    private final ExecutorService burstThreads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopBurstThreads() {
+        burstThreads.shutdownNow();
+    }
+
+    @Test
+    void aPreparedBranchOnAnApplicationRowStallsOnlyThatApplication() throws Exception {
+        Running stuck = running();
+        Running other = running();
+        // Another node's XID in pgjdbc's gid shape: this node's recovery must leave it alone, the answer must name it.
+        String gtrid = "crashed-node.tm" + System.currentTimeMillis() + "7";
+        String gid = PgGidCodec.encode(new DecodedXid(DecodedXid.ATOMIKOS_FORMAT_ID, gtrid.getBytes(StandardCharsets.US_ASCII),
+                "crashed-node.tm7".getBytes(StandardCharsets.US_ASCII)));
+
+        prepareRowLock(stuck.id(), gid);
+        try {
+            CompletableFuture<Api.Response> onStuck =
+                    CompletableFuture.supplyAsync(() -> complete(api, "bob", stuck.managerTask(), "APPROVE"));
+
+            Api.Response onOther = complete(api, "bob", other.managerTask(), "APPROVE");
+            assertThat(onOther.status()).as("another application is not held up: %s", onOther).isEqualTo(200);
+            Api.Response health = api.get(null, "/actuator/health");
+            assertThat(health.status()).as(health.toString()).isIn(200, 503);
+            assertThat(health.json().get("status").asString()).isNotBlank();
+            Api.Response console = api.get("dba1", "/api/recovery/in-doubt?refresh=true");
+            assertThat(console.status()).as(console.toString()).isEqualTo(200);
+            assertThat(console.body()).contains(gtrid);
+
+            Api.Response refused = onStuck.get(ANSWER_BOUND_SECONDS, TimeUnit.SECONDS);
+            assertThat(refused.status()).as(refused.toString()).isEqualTo(409);
+            assertThat(refused.json().get("code").asString()).isEqualTo("RESOURCE_LOCKED");
+            assertThat(refused.header("Retry-After")).isNotBlank();
+            assertThat(refused.json().get("lockedTable").asString()).isEqualTo("application");
+            assertThat(refused.json().get("holder").asString()).isEqualTo("in-doubt");
+            assertThat(refused.json().get("heldBy").get(0).get("gtrid").asString()).isEqualTo(gtrid);
+            assertThat(refused.json().get("heldBy").get(0).get("gid").asString()).isEqualTo(gid);
+            assertThat(refused.json().get("detail").asString()).contains(gtrid);
+            // Nothing of the refused action was written: the task is still open and undecided.
+            assertThat(db.workflow().queryForObject("select count(*) from act_ru_task where id_ = ?", Integer.class,
+                    stuck.managerTask())).isEqualTo(1);
+            assertThat(db.business().queryForObject("select count(*) from approval_record where task_id = ?", Integer.class,
+                    stuck.managerTask())).isZero();
+        } finally {
+            rollbackPrepared(gid);
+        }
+        assertThat(complete(api, "bob", stuck.managerTask(), "APPROVE").status()).as("released, the application acts again")
+                .isEqualTo(200);
+    }
+
+    /**
+     * More actions on the stuck application than its XA pools have connections: without a bound they
+     * would all wait holding a connection of each pool, and the rest of the service would find none.
+     */
+    @Test
+    void aBurstOnTheStuckApplicationHoldsAtMostTheBoundOfConnections() throws Exception {
+        Running stuck = running();
+        Running other = running();
+        String gid = "burst-holder-" + stuck.id();
+        int burst = businessPool.getMaxPoolSize() + 2;
+
+        prepareRowLock(stuck.id(), gid);
+        List<CompletableFuture<Api.Response>> onStuck = new ArrayList<>();
+        try {
+            for (int i = 0; i < burst; i++) {
+                onStuck.add(CompletableFuture.supplyAsync(() -> complete(api, "bob", stuck.managerTask(), "APPROVE"), burstThreads));
+            }
+            Api.Response onOther = complete(api, "bob", other.managerTask(), "APPROVE");
+            assertThat(onOther.status()).as("the burst leaves connections for other applications: %s", onOther).isEqualTo(200);
+
+            List<Api.Response> answers = new ArrayList<>();
+            for (CompletableFuture<Api.Response> answer : onStuck) {
+                answers.add(answer.get(ANSWER_BOUND_SECONDS, TimeUnit.SECONDS));
+            }
+            assertThat(answers).allSatisfy(answer -> assertThat(answer.header("Retry-After")).isNotBlank());
+            assertThat(answers).extracting(answer -> answer.json().get("code").asString())
+                    .containsOnly("RESOURCE_LOCKED", "APPLICATION_BUSY");
+            assertThat(answers).filteredOn(answer -> answer.status() == 409)
+                    .as("only the bound's worth waited for the lock").hasSizeLessThanOrEqualTo(4);
+            assertThat(answers).filteredOn(answer -> answer.status() == 503).hasSizeGreaterThanOrEqualTo(burst - 4);
+        } finally {
+            rollbackPrepared(gid);
+        }
+    }
+
+    /** A submitted application waiting for its manager's decision. */
+    private record Running(long id, String managerTask) {
+    }
+
+    private Running running() {
+        long id = createDraft(api, "LOW", false);
+        return new Running(id, openTaskId(db, submit(api, id), "managerApproval"));
+    }
+
+    /** {@code BEGIN; SELECT ... FOR UPDATE; PREPARE TRANSACTION}, as a DBA would from psql. */
+    private void prepareRowLock(long applicationId, String gid) throws Exception {
+        try (Connection connection = plainConnection()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement lock = connection.prepareStatement("select id from application where id = ? for update")) {
+                lock.setLong(1, applicationId);
+                lock.executeQuery().close();
+            }
+            try (Statement prepare = connection.createStatement()) {
+                prepare.execute("prepare transaction '" + gid + "'");
+            }
+        }
+    }
+
+    private void rollbackPrepared(String gid) throws Exception {
+        try (Connection connection = plainConnection(); Statement rollback = connection.createStatement()) {
+            rollback.execute("rollback prepared '" + gid + "'");
+        }
+    }
+
+    private Connection plainConnection() throws Exception {
+        return DriverManager.getConnection(endpoints.business().url(), endpoints.business().username(),
+                endpoints.business().password());
+    }
+}

@@ -1,0 +1,98 @@
+package dev.lockstep.nodeidentity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseVendor;
+import dev.lockstep.platform.StartupCheckFailure;
+import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.ServiceProcess;
+import dev.lockstep.support.TestDatabases;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * Two live nodes must never run under one transaction-manager name: each would recover the other's
+ * XIDs. The running service (lockstep-it.tm) holds a lease on its name in the business database; a
+ * second node under that name refuses to start; an expired lease is taken over; the same node (same
+ * host and coordinator log) takes its own name back at once.
+ */
+@LockstepIntegrationTest
+class TransactionManagerLeaseTest {
+
+    private static final Duration LEASE = Duration.ofMinutes(1);
+
+    @Autowired TestDatabases db;
+    @Autowired DatabaseEndpoints endpoints;
+
+    @Test
+    void theRunningNodeHoldsALiveLeaseOnItsName() {
+        Map<String, Object> row = db.business().queryForMap(
+                "select holder_location, instance_id, lease_expires_at > now() as live from recovery_node where tm_name = ?",
+                "lockstep-it.tm");
+        assertThat((String) row.get("holder_location")).endsWith("atomikos");
+        assertThat(row.get("instance_id")).isNotNull();
+        assertThat(row.get("live")).isEqualTo(true);
+    }
+
+    @Test
+    void aSecondNodeUnderALiveNameRefusesToStartNamingTheSetting() {
+        String name = "lease-live-" + suffix() + ".tm";
+        lease(name, "host-a:/var/lib/lockstep/atomikos").acquire();
+
+        StartupCheckFailure refused = catchThrowableOfType(StartupCheckFailure.class,
+                () -> lease(name, "host-b:/var/lib/lockstep/atomikos").acquire());
+
+        assertThat(refused.setting()).isEqualTo("lockstep.tm.unique-name");
+        assertThat(refused).hasMessageContaining("is in use by another live node (at host-a:/var/lib/lockstep/atomikos")
+                .hasMessageContaining("give this node its own lockstep.tm.unique-name");
+        assertThat(holderOf(name)).isEqualTo("host-a:/var/lib/lockstep/atomikos");
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverAndTheSameNodeTakesItsNameBackAtOnce() {
+        String name = "lease-expired-" + suffix() + ".tm";
+        lease(name, "host-a:/var/lib/lockstep/atomikos").acquire();
+        lease(name, "host-a:/var/lib/lockstep/atomikos").acquire(); // restart of the same node: no wait
+        db.business().update("update recovery_node set lease_expires_at = ? where tm_name = ?",
+                OffsetDateTime.now().minusSeconds(1), name);
+
+        TransactionManagerLease newcomer = lease(name, "host-b:/srv/lockstep/atomikos");
+        newcomer.acquire();
+
+        assertThat(holderOf(name)).isEqualTo("host-b:/srv/lockstep/atomikos");
+        assertThat(db.business().queryForObject("select instance_id from recovery_node where tm_name = ?", String.class, name))
+                .isEqualTo(newcomer.instanceId());
+        assertThat(lease(name, "host-a:/var/lib/lockstep/atomikos").renew()).as("the old holder lost it").isFalse();
+    }
+
+    @Test
+    void aSecondServiceUnderTheRunningNodesNameStopsAtStartup() throws Exception {
+        Map<String, String> environment = ServiceProcess.externalModeOn(endpoints, "lockstep-it.tm");
+        Path home = Path.of("target", "lease-test", suffix()).toAbsolutePath();
+        try (ServiceProcess second = ServiceProcess.start(home, environment)) {
+            assertThat(second.awaitExit()).isNotZero();
+            assertThat(second.output()).contains("APPLICATION FAILED TO START")
+                    .contains("lockstep.tm.unique-name: 'lockstep-it.tm' is in use by another live node");
+        }
+        assertThat(home.resolve("atomikos")).as("refused before Atomikos started").doesNotExist();
+    }
+
+    private TransactionManagerLease lease(String name, String location) {
+        return new TransactionManagerLease(name, location, db.business(), DatabaseVendor.POSTGRESQL, LEASE);
+    }
+
+    private String holderOf(String name) {
+        return db.business().queryForObject("select holder_location from recovery_node where tm_name = ?", String.class, name);
+    }
+
+    private static String suffix() {
+        return UUID.randomUUID().toString().substring(0, 8);
+    }
+}
