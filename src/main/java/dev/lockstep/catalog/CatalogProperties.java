@@ -18,6 +18,6 @@ public record CatalogProperties(
         DatabaseSettings db) {
 
     public CatalogProperties {
-        db = db == null ? new DatabaseSettings(null, null, null, null, null, null) : db;
+        db = db == null ? DatabaseSettings.unset() : db;
     }
 }

@@ -124,7 +124,7 @@ public class EmbeddedPostgresServers implements Closeable {
      * or workflow database (the reference catalog): separate data, no extra server to run.
      */
     public DatabaseSettings separateDatabase(String database) {
-        return settings(business, database, new DatabaseSettings(null, null, null, null, null, null));
+        return settings(business, database, DatabaseSettings.unset());
     }
 
     public DatabaseEndpoints endpoints() {
