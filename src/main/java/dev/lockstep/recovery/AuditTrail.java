@@ -50,34 +50,9 @@ public class AuditTrail {
         try (Connection connection = business.getConnection()) {
             connection.setAutoCommit(false);
             try {
-                try (Statement lock = connection.createStatement()) {
-                    // one writer at a time, so every entry chains onto the true last one
-                    lock.execute("lock table recovery_audit in share row exclusive mode");
-                }
-                long seq = 1;
-                String prevHash = GENESIS;
-                try (Statement last = connection.createStatement();
-                        ResultSet row = last.executeQuery("select seq, hash from recovery_audit order by seq desc limit 1")) {
-                    if (row.next()) {
-                        seq = row.getLong(1) + 1;
-                        prevHash = row.getString(2);
-                    }
-                }
-                String hash = hash(prevHash, canonical(seq, at, actor, action, gtrid, detail));
-                try (PreparedStatement insert = connection.prepareStatement(
-                        "insert into recovery_audit (seq, at, actor, action, gtrid, detail, prev_hash, hash) values (?, ?, ?, ?, ?, ?, ?, ?)")) {
-                    insert.setLong(1, seq);
-                    insert.setTimestamp(2, Timestamp.from(at));
-                    insert.setString(3, actor);
-                    insert.setString(4, action);
-                    insert.setString(5, gtrid);
-                    insert.setString(6, detail);
-                    insert.setString(7, prevHash);
-                    insert.setString(8, hash);
-                    insert.executeUpdate();
-                }
+                Entry entry = appendOn(connection, at, actor, action, gtrid, detail);
                 connection.commit();
-                return new Entry(seq, at, actor, action, gtrid, detail, prevHash, hash);
+                return entry;
             } catch (SQLException | RuntimeException e) {
                 connection.rollback();
                 throw e;
@@ -85,6 +60,46 @@ public class AuditTrail {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot append to the recovery audit trail: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Appends on {@code connection} inside the transaction it is part of, so that the entry commits with
+     * the change it records (a repair in an XA transaction), or not at all.
+     */
+    public Entry appendInTransaction(Connection connection, String actor, String action, String gtrid, String detail)
+            throws SQLException {
+        return appendOn(connection, clock.instant().truncatedTo(ChronoUnit.MICROS), actor, action, gtrid, detail);
+    }
+
+    private static Entry appendOn(Connection connection, Instant at, String actor, String action, String gtrid, String detail)
+            throws SQLException {
+        try (Statement lock = connection.createStatement()) {
+            // one writer at a time, so every entry chains onto the true last one
+            lock.execute("lock table recovery_audit in share row exclusive mode");
+        }
+        long seq = 1;
+        String prevHash = GENESIS;
+        try (Statement last = connection.createStatement();
+                ResultSet row = last.executeQuery("select seq, hash from recovery_audit order by seq desc limit 1")) {
+            if (row.next()) {
+                seq = row.getLong(1) + 1;
+                prevHash = row.getString(2);
+            }
+        }
+        String hash = hash(prevHash, canonical(seq, at, actor, action, gtrid, detail));
+        try (PreparedStatement insert = connection.prepareStatement(
+                "insert into recovery_audit (seq, at, actor, action, gtrid, detail, prev_hash, hash) values (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            insert.setLong(1, seq);
+            insert.setTimestamp(2, Timestamp.from(at));
+            insert.setString(3, actor);
+            insert.setString(4, action);
+            insert.setString(5, gtrid);
+            insert.setString(6, detail);
+            insert.setString(7, prevHash);
+            insert.setString(8, hash);
+            insert.executeUpdate();
+        }
+        return new Entry(seq, at, actor, action, gtrid, detail, prevHash, hash);
     }
 
     public List<Entry> entries(int limit) {
