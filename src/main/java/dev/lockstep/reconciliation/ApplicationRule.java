@@ -20,7 +20,7 @@ public enum ApplicationRule implements ReconciliationRule {
 
     /** A draft has no run; an active one means a start whose business write-back was lost, or a duplicate. */
     DRAFT_ACTIVE_INSTANCE(evidence -> evidence.hasStatus("DRAFT") && !evidence.activeInstances().isEmpty()
-            ? incident(evidence, "application is DRAFT but the engine runs " + ids(evidence.activeInstances()))
+            ? incident(evidence.activeInstances().get(0), "application is DRAFT but the engine runs " + ids(evidence.activeInstances()))
             : null),
 
     /** Submission is one XA transaction: a committed SUBMITTING is itself a defect, never a state to retry from. */
@@ -61,7 +61,7 @@ public enum ApplicationRule implements ReconciliationRule {
 
     /** The business says decided while the engine still runs the approval: decided early, or a second run. */
     DECIDED_PROCESS_ACTIVE(evidence -> evidence.hasStatus("APPROVED", "REJECTED") && !evidence.activeInstances().isEmpty()
-            ? incident(evidence, "application is " + evidence.approvalStatus() + " but the engine still runs "
+            ? incident(evidence.activeInstances().get(0), "application is " + evidence.approvalStatus() + " but the engine still runs "
                     + ids(evidence.activeInstances()))
             : null),
 
@@ -162,6 +162,11 @@ public enum ApplicationRule implements ReconciliationRule {
 
     private static Verdict incident(Evidence evidence, String difference) {
         return new Verdict(INCIDENT, difference, evidence.processInstanceId(), evidence.processDefinitionId());
+    }
+
+    /** An incident about a running instance the application does not name as its run. */
+    private static Verdict incident(Instance instance, String difference) {
+        return new Verdict(INCIDENT, difference, instance.id(), instance.definitionId());
     }
 
     private static String ids(List<Instance> instances) {

@@ -1,5 +1,6 @@
 package dev.lockstep.reconciliation;
 
+import com.atomikos.icatch.jta.UserTransactionManager;
 import dev.lockstep.support.PreparedBranchProbe;
 import dev.lockstep.support.TestDatabases;
 import java.util.Base64;
@@ -9,20 +10,30 @@ import javax.transaction.xa.Xid;
 /**
  * Enlisted last in a global transaction: when asked to prepare, both database branches are prepared, and it
  * does what a DBA working from a stale runbook does — {@code ROLLBACK PREPARED} on the business branch with
- * plain SQL — then votes yes, so the coordinator commits the rest. The workflow commits, the business does not.
+ * plain SQL — then votes yes, so the coordinator commits the rest (Atomikos takes the vanished branch for
+ * committed). The workflow commits, the business does not.
  */
-class BusinessBranchRolledBackByHand extends PreparedBranchProbe {
+class BusinessBranchRolledBackByHand {
 
     private final TestDatabases databases;
+    private final PreparedBranchProbe probe;
     private volatile String rolledBack;
 
     BusinessBranchRolledBackByHand(TestDatabases databases) {
-        super(databases);
         this.databases = databases;
+        this.probe = new PreparedBranchProbe(databases, this::rollBackBusinessBranch);
     }
 
-    @Override
-    public int prepare(Xid xid) {
+    void enlistIn(UserTransactionManager transactionManager) {
+        probe.enlistIn(transactionManager);
+    }
+
+    /** The gid of the business branch rolled back, or null if the probe never prepared. */
+    String rolledBack() {
+        return rolledBack;
+    }
+
+    private void rollBackBusinessBranch(Xid xid) {
         String gtrid = Base64.getEncoder().encodeToString(xid.getGlobalTransactionId());
         List<String> gids = databases.business().queryForList("select gid from pg_prepared_xacts where gid like ?", String.class,
                 "%\\_" + gtrid + "\\_%");
@@ -31,10 +42,5 @@ class BusinessBranchRolledBackByHand extends PreparedBranchProbe {
         }
         databases.business().execute("ROLLBACK PREPARED '" + gids.get(0) + "'");
         rolledBack = gids.get(0);
-        return super.prepare(xid);
-    }
-
-    String rolledBack() {
-        return rolledBack;
     }
 }
