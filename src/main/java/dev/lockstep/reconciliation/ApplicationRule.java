@@ -95,7 +95,7 @@ public enum ApplicationRule implements ReconciliationRule {
         return evidence.hasStatus("APPROVING") && evidence.activeInstances().size() == 1
                 && first.id().equals(evidence.processInstanceId()) && !evidence.lifecycleBound()
                 ? repairable(difference, first.id(), first.definitionId())
-                : incident(evidence, difference);
+                : incident(first, difference);
     }),
 
     /** The todo projection must list exactly the engine's open tasks, with their assignees. */
