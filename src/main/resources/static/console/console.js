@@ -1,7 +1,9 @@
 // DBA console: a thin client of /api/recovery. Same-origin requests carry the browser's login.
 (function () {
   'use strict';
-  const api = (path) => window.location.origin + '/api/recovery' + path;
+  // paths are relative to /api/recovery unless they name another API (reconciliation incidents)
+  const api = (path) => window.location.origin + (path.startsWith('/api/') ? path : '/api/recovery' + path);
+  const incidents = '/api/admin/reconciliation/incidents';
   let refreshTimer = null;
 
   function el(tag, attrs, ...children) {
@@ -203,6 +205,68 @@
       el('td', {}, new Date(m.updatedAt).toLocaleString()))));
   }
 
+  function renderIncidents(list) {
+    const open = list.filter(i => i.state !== 'CLOSED');
+    document.getElementById('incident-count').textContent = open.length + ' open';
+    const body = document.querySelector('#incidents tbody');
+    if (unchanged(body, list)) return;
+    body.replaceChildren(...list.map(i => el('tr', { 'data-incident': i.id },
+      el('td', {}, '#' + i.id),
+      el('td', {}, '#' + i.application_id, el('div', { class: 'mono quiet' }, i.process_instance_id || '')),
+      el('td', {}, i.rule_id),
+      el('td', { 'data-field': 'state' }, i.state),
+      el('td', {}, el('div', { class: 'error' }, i.difference),
+        el('details', {}, el('summary', {}, 'evidence'), el('pre', { class: 'mono', 'data-field': 'evidence' }, pretty(i.evidence)))),
+      el('td', {}, i.proposed_fix || '', el('div', { class: 'quiet' }, i.proposal_note || ''),
+        i.command_used ? el('div', { class: 'mono' }, i.command_used) : '',
+        i.verification ? el('div', { class: 'quiet', 'data-field': 'verification' }, i.verification) : ''),
+      el('td', {}, i.proposed_by || ''),
+      el('td', {}, i.approved_by || ''),
+      el('td', {}, i.executed_by || ''),
+      el('td', {}, incidentActions(i)))));
+  }
+
+  function pretty(json) {
+    try {
+      return JSON.stringify(JSON.parse(json), null, 1);
+    } catch (e) {
+      return json;
+    }
+  }
+
+  function incidentActions(i) {
+    if (i.state === 'OPEN') {
+      const fix = el('select', { 'data-field': 'fix' }, ['CLOSE_WITHOUT_CHANGE', 'SAFE_REPAIR', 'MANUAL'].map(f => el('option', {}, f)));
+      const note = el('input', { 'data-field': 'note', placeholder: 'why', size: '18' });
+      return el('div', {}, fix, note, el('button', { 'data-action': 'propose-fix', onclick: () =>
+        incidentStep(i.id, 'propose', { fix: fix.value, note: note.value || null }) }, 'Propose'));
+    }
+    if (i.state === 'PROPOSED') {
+      return el('button', { 'data-action': 'approve-fix', onclick: () => incidentStep(i.id, 'approve') }, 'Approve');
+    }
+    if (i.state === 'APPROVED') {
+      const command = el('input', { 'data-field': 'command', placeholder: 'command used (manual)', size: '18' });
+      const check = el('input', { 'data-field': 'check', placeholder: 'how you verified', size: '18' });
+      return el('div', {}, i.proposed_fix === 'MANUAL' ? [command, check] : '', el('button', { 'data-action': 'execute-fix',
+        onclick: () => incidentStep(i.id, 'execute', { commandUsed: command.value || null, verification: check.value || null }) },
+        'Execute'));
+    }
+    if (i.state === 'EXECUTED') {
+      return el('button', { 'data-action': 'close-incident', onclick: () => incidentStep(i.id, 'close') }, 'Close');
+    }
+    return '';
+  }
+
+  async function incidentStep(id, verb, body) {
+    try {
+      const incident = await call('POST', incidents + '/' + id + '/' + verb, body);
+      say('Incident #' + id + ' is ' + incident.state);
+      await refresh(false);
+    } catch (e) {
+      say(e.message, true);
+    }
+  }
+
   async function refresh(scanNow) {
     try {
       const [snapshot, resolutions, audit, verification, mismatches] = await Promise.all([
@@ -211,6 +275,7 @@
         call('GET', '/audit?limit=50'),
         call('GET', '/audit/verify'),
         call('GET', '/mismatches')]);
+      renderIncidents(await call('GET', incidents));
       renderInDoubt(snapshot);
       renderMismatches(mismatches);
       renderResolutions(resolutions);

@@ -75,4 +75,12 @@ public interface ApplicationRepository extends JpaRepository<Application, Long> 
                and (:status is null or a.approvalStatus = :status)
             """)
     Page<Application> search(@Param("applicantId") String applicantId, @Param("status") ApprovalStatus status, Pageable page);
+
+    /**
+     * The open reconciliation incident that freezes the application, if any. Read after the row lock is
+     * taken: an incident is opened under the same lock, so no action slips past one being opened.
+     */
+    @Query(value = "select min(id) from reconciliation_incident where application_id = :id and state <> 'CLOSED'",
+            nativeQuery = true)
+    Long openIncidentOf(@Param("id") long id);
 }

@@ -50,6 +50,18 @@ public class RunningApplications {
         this.clock = clock;
     }
 
+    /**
+     * Refuses any action on an application an open reconciliation incident holds (409 APPLICATION_FROZEN);
+     * call it with the application's row lock held.
+     */
+    public void requireNotFrozen(long applicationId) {
+        Long incident = applications.openIncidentOf(applicationId);
+        if (incident != null) {
+            throw ApiException.conflict("APPLICATION_FROZEN", "Application " + applicationId
+                    + " is frozen by reconciliation incident " + incident + " until that incident is closed.");
+        }
+    }
+
     /** The task's application locked, and the task as it is now that any concurrent action on it has committed. */
     public record HeldTask(Application application, OpenTask task) {
     }
@@ -60,6 +72,7 @@ public class RunningApplications {
             if (applications.lockRunningStep(applicationId, processInstanceId, clock.instant()) == 0) {
                 return Optional.empty();
             }
+            requireNotFrozen(applicationId);
             Application locked = applications.findById(applicationId).orElseThrow();
             fence.enter(processInstanceId, locked.getActionSeq());
             return Optional.of(locked);

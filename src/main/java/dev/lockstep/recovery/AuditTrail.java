@@ -57,8 +57,9 @@ public class AuditTrail {
     }
 
     /**
-     * Appends inside the caller's local transaction on a plain connection to the business database, so
-     * that an audited action and its entry commit or roll back together. The caller commits.
+     * Appends on {@code connection}, inside the transaction it is part of (an operator's local
+     * transaction, or a repair's XA branch), so that an audited action and its entry commit or roll back
+     * together. The caller commits.
      */
     public Entry append(Connection connection, String actor, String action, String gtrid, String detail) throws SQLException {
         // PostgreSQL keeps microseconds: hash exactly what will be read back.
@@ -91,6 +92,7 @@ public class AuditTrail {
         }
         return new Entry(seq, at, actor, action, gtrid, detail, prevHash, hash);
     }
+
 
     public List<Entry> entries(int limit) {
         List<Entry> newestFirst = jdbc.query("""

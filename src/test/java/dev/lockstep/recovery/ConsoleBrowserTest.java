@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import org.activiti.engine.RuntimeService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,6 +46,7 @@ class ConsoleBrowserTest {
     @Autowired TestDatabases databases;
     @Autowired DatabaseEndpoints endpoints;
     @Autowired Api api;
+    @Autowired RuntimeService runtime;
 
     WebDriver browser;
     WebDriverWait wait;
@@ -130,6 +132,55 @@ class ConsoleBrowserTest {
         assertThat(databases.preparedTransactions()).isEmpty();
         assertThat(browser.findElement(By.id("audit")).getText()).contains("PROPOSED", "APPROVED", "EXECUTED");
         screenshot("console-resolved.png");
+    }
+
+    /**
+     * A reconciliation incident in the same console: a second run started around the service freezes the
+     * application; a DBA reads the evidence, proposes closing it after review, cannot approve their own proposal,
+     * and executes and closes it after a second DBA approved; then the application acts again.
+     */
+    @Test
+    void aDbaWorksAReconciliationIncidentWithFourEyesInTheConsole() throws Exception {
+        long application = api.post("alice", "/api/applications", """
+                {"title": "Console incident", "assetId": 7, "amount": 10, "riskLevel": "LOW", "sensitive": false}
+                """).json().get("id").asLong();
+        String run = api.post("alice", "/api/applications/" + application + "/submit", null, "console-" + application).json()
+                .get("processInstanceId").asString();
+        String duplicate = runtime.startProcessInstanceByKey("applicationApproval", Long.toString(application),
+                java.util.Map.of("applicantId", "alice", "sensitive", false, "riskLevel", "LOW")).getId();
+        databases.business().update("update application set updated_at = updated_at - interval '1 hour' where id = ?", application);
+        assertThat(api.post("erin", "/api/admin/reconciliation/runs", "{\"kind\":\"INCREMENTAL\"}").status()).isEqualTo(202);
+        long incident = wait.until(driver -> databases.business().queryForList("select id from reconciliation_incident"
+                + " where application_id = ? and rule_id = 'TWO_ACTIVE_INSTANCES'", Long.class, application).stream().findFirst()
+                .orElse(null));
+
+        browser.get(api.baseUrl().replace("http://", "http://dba1:" + Api.DEMO_PASSWORD + "@") + "/console/");
+        By row = By.cssSelector("tr[data-incident='" + incident + "']");
+        WebElement shown = wait.until(ExpectedConditions.visibilityOfElementLocated(row));
+        assertThat(shown.getText()).contains("TWO_ACTIVE_INSTANCES", "OPEN", "#" + application);
+        assertThat(shown.findElement(By.cssSelector("[data-field=evidence]")).getAttribute("textContent")).contains(run, duplicate);
+        screenshot("console-incident-open.png");
+
+        new Select(shown.findElement(By.cssSelector("[data-field=fix]"))).selectByVisibleText("CLOSE_WITHOUT_CHANGE");
+        shown.findElement(By.cssSelector("[data-field=note]")).sendKeys("duplicate started by a test harness");
+        click(By.cssSelector("tr[data-incident='" + incident + "'] button[data-action=propose-fix]"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "Incident #" + incident + " is PROPOSED"));
+        click(By.cssSelector("tr[data-incident='" + incident + "'] button[data-action=approve-fix]"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "FOUR_EYES_REQUIRED"));
+
+        assertThat(api.post("dba2", "/api/admin/reconciliation/incidents/" + incident + "/approve", null).status()).isEqualTo(200);
+        click(By.cssSelector("tr[data-incident='" + incident + "'] button[data-action=execute-fix]"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "Incident #" + incident + " is EXECUTED"));
+        click(By.cssSelector("tr[data-incident='" + incident + "'] button[data-action=close-incident]"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(
+                By.cssSelector("tr[data-incident='" + incident + "'] [data-field=state]"), "CLOSED"));
+        screenshot("console-incident-closed.png");
+
+        assertThat(databases.business().queryForMap("select state, proposed_by, approved_by, executed_by, closed_by"
+                + " from reconciliation_incident where id = ?", incident)).containsEntry("state", "CLOSED")
+                .containsEntry("proposed_by", "dba1").containsEntry("approved_by", "dba2").containsEntry("executed_by", "dba1")
+                .containsEntry("closed_by", "dba1");
+        runtime.deleteProcessInstance(duplicate, "test cleanup: the duplicate of application " + application);
     }
 
     /**

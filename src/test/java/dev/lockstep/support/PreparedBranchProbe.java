@@ -6,6 +6,7 @@ import com.atomikos.icatch.jta.UserTransactionManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
 
@@ -20,11 +21,22 @@ public class PreparedBranchProbe implements XAResource {
 
     private final TestDatabases databases;
     private final List<Map<String, Object>> seenAtPrepare = new ArrayList<>();
+    private final Consumer<Xid> atPrepare;
     private volatile Xid xid;
     private volatile boolean committed;
 
     public PreparedBranchProbe(TestDatabases databases) {
+        this(databases, xid -> {
+        });
+    }
+
+    /**
+     * A probe that also runs {@code atPrepare} once both database branches are prepared, before it votes yes:
+     * e.g. a branch rolled back by hand while the coordinator goes on to commit.
+     */
+    public PreparedBranchProbe(TestDatabases databases, Consumer<Xid> atPrepare) {
         this.databases = databases;
+        this.atPrepare = atPrepare;
     }
 
     public List<Map<String, Object>> seenAtPrepare() {
@@ -47,6 +59,7 @@ public class PreparedBranchProbe implements XAResource {
     @Override
     public int prepare(Xid xid) {
         seenAtPrepare.addAll(databases.preparedTransactions());
+        atPrepare.accept(xid);
         return XA_OK;
     }
 

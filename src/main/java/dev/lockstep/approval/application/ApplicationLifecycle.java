@@ -83,6 +83,7 @@ public class ApplicationLifecycle {
         if (applications.beginSubmission(applicationId, caller.id(), application.getRowVersion(), now) == 0) {
             throw notSubmittable(applicationId);
         }
+        running.requireNotFrozen(applicationId);
         Application submitting = load(applicationId);
         StartedProcess started = process.start(submitting.businessKey(), caller.id(), submitting.isSensitive(),
                 submitting.getRiskLevel().name(), submitting.getCountersign(), submitting.getActionSeq());

@@ -1,0 +1,70 @@
+package dev.lockstep.reconciliation;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What both databases say about one application at one moment: its business rows and the engine's
+ * runtime, history, tasks and jobs for its business key (the application id). The rules judge this
+ * alone, and it is stored as the evidence snapshot of a repair or an incident.
+ */
+public record Evidence(long applicationId, String approvalStatus, String processInstanceId, String processDefinitionId,
+        int lifecycleNo, Instant updatedAt, List<Binding> bindings, List<String> decisions, List<StuckCommand> stuckCommands,
+        List<Instance> activeInstances, List<EndedInstance> endedInstances, List<Task> openTasks, List<Job> jobs,
+        List<Task> projectedOpenTasks) {
+
+    /** A business_process_binding row. */
+    public record Binding(String processInstanceId, String status, int lifecycleNo) {
+    }
+
+    /** A workflow_command still PROCESSING beyond the SLA. */
+    public record StuckCommand(String requestId, String commandType, Instant createdAt) {
+    }
+
+    /** A running process instance with its executions (parallel branches, multi-instance, waits). */
+    public record Instance(String id, String definitionId, int definitionVersion, boolean suspended, int executions) {
+    }
+
+    /** A finished process instance and the explicit outcome its end recorded (null when none). */
+    public record EndedInstance(String id, String definitionId, Instant endedAt, String deleteReason, String outcome) {
+    }
+
+    public record Task(String id, String processInstanceId, String taskDefinitionKey, String assignee) {
+    }
+
+    /** An executable, timer, suspended or dead-letter job of a running instance. */
+    public record Job(String id, String processInstanceId, String kind) {
+    }
+
+    public boolean hasStatus(String... statuses) {
+        return List.of(statuses).contains(approvalStatus);
+    }
+
+    public boolean isActive(String instanceId) {
+        return activeInstances.stream().anyMatch(instance -> instance.id().equals(instanceId));
+    }
+
+    public boolean isBound(String instanceId) {
+        return bindings.stream().anyMatch(binding -> binding.processInstanceId().equals(instanceId));
+    }
+
+    public EndedInstance ended(String instanceId) {
+        return endedInstances.stream().filter(instance -> instance.id().equals(instanceId)).findFirst().orElse(null);
+    }
+
+    /** True when a binding row already holds the application's current lifecycle number. */
+    public boolean lifecycleBound() {
+        return bindings.stream().anyMatch(binding -> binding.lifecycleNo() == lifecycleNo);
+    }
+
+    /**
+     * Whether {@code other}, read later, shows the same run facts a repair was decided on: business status,
+     * run, lifecycle, bindings and decisions, the running and the ended instances with their outcomes.
+     */
+    public boolean sameRunState(Evidence other) {
+        return approvalStatus.equals(other.approvalStatus) && java.util.Objects.equals(processInstanceId, other.processInstanceId)
+                && lifecycleNo == other.lifecycleNo && bindings.equals(other.bindings) && decisions.equals(other.decisions)
+                && activeInstances.stream().map(Instance::id).toList().equals(other.activeInstances.stream().map(Instance::id).toList())
+                && endedInstances.equals(other.endedInstances);
+    }
+}

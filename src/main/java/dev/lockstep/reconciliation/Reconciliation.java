@@ -1,0 +1,200 @@
+package dev.lockstep.reconciliation;
+
+import dev.lockstep.web.ApiException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Reconciliation runs (seed 000 section 28). A run walks application ids in keyset order from its kind's
+ * watermark, wrapping round once, so successive bounded runs cover every application; it stops at
+ * {@code max-applications} or {@code max-duration} and stores where it got to. Each application's evidence is
+ * read outside any XA transaction; every rule judges it; a repairable difference is repaired (its own XA
+ * transaction, re-checked under the row lock), anything else becomes an incident. An application with an open
+ * incident is frozen: its differences are counted, not acted on. Runs execute one at a time on a single thread,
+ * never inside a caller's transaction.
+ */
+public class Reconciliation {
+
+    private static final Logger log = LoggerFactory.getLogger(Reconciliation.class);
+    static final String SYSTEM_ACTOR = "reconciliation";
+
+    enum Kind { INCREMENTAL, FULL }
+
+    private final List<ReconciliationRule> rules;
+    private final EvidenceReader reader;
+    private final SafeRepairs repairs;
+    private final Incidents incidents;
+    private final ReconciliationSignals signals;
+    private final JdbcTemplate plain;
+    private final ExecutorService executor;
+    private final ReconciliationProperties settings;
+    private final Clock clock;
+
+    Reconciliation(List<ReconciliationRule> rules, EvidenceReader reader, SafeRepairs repairs, Incidents incidents,
+            ReconciliationSignals signals, JdbcTemplate plain, ExecutorService executor, ReconciliationProperties settings,
+            Clock clock) {
+        this.rules = rules;
+        this.reader = reader;
+        this.repairs = repairs;
+        this.incidents = incidents;
+        this.signals = signals;
+        this.plain = plain;
+        this.executor = executor;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    /** Queues an incremental run; returns its id. */
+    public long runIncremental() {
+        return start(Kind.INCREMENTAL, SYSTEM_ACTOR);
+    }
+
+    /** Queues a full sweep; returns its id. */
+    public long runFullSweep() {
+        return start(Kind.FULL, SYSTEM_ACTOR);
+    }
+
+    long start(Kind kind, String requestedBy) {
+        Long id = plain.queryForObject("""
+                insert into reconciliation_run (kind, state, requested_by, requested_at) values (?, 'QUEUED', ?, ?) returning id
+                """, Long.class, kind.name(), requestedBy, Timestamp.from(clock.instant()));
+        executor.execute(() -> execute(id, kind));
+        return id;
+    }
+
+    Map<String, Object> run(long id) {
+        List<Map<String, Object>> rows = plain.queryForList("select * from reconciliation_run where id = ?", id);
+        if (rows.isEmpty()) {
+            throw ApiException.notFound("RUN_NOT_FOUND", "There is no reconciliation run " + id + ".");
+        }
+        Map<String, Object> run = new LinkedHashMap<>(rows.get(0));
+        run.put("rules", plain.queryForList(
+                "select rule_id, differences, repaired, incidents from reconciliation_run_rule where run_id = ? order by rule_id", id));
+        return run;
+    }
+
+    /** Per-rule tallies of one run. */
+    private static final class Tally {
+        int differences;
+        int repaired;
+        int incidents;
+    }
+
+    private void execute(long runId, Kind kind) {
+        Instant started = clock.instant();
+        plain.update("update reconciliation_run set state = 'RUNNING', started_at = ? where id = ?", Timestamp.from(started), runId);
+        Map<String, Tally> tallies = new LinkedHashMap<>();
+        rules.forEach(rule -> tallies.put(rule.id(), new Tally()));
+        // a full sweep starts at the beginning; an incremental run resumes where the last one stopped
+        long from = kind == Kind.FULL ? 0 : watermark();
+        int scanned = 0;
+        Long last = null;
+        try {
+            Instant deadline = started.plus(settings.maxDuration());
+            List<Long> ids = nextIds(from, Long.MAX_VALUE);
+            boolean wrapped = false;
+            while (scanned < settings.maxApplications() && clock.instant().isBefore(deadline)) {
+                if (ids.isEmpty()) {
+                    if (wrapped || from == 0) {
+                        break;
+                    }
+                    wrapped = true;
+                    ids = nextIds(0, from);
+                    continue;
+                }
+                for (long applicationId : ids) {
+                    if (scanned >= settings.maxApplications() || !clock.instant().isBefore(deadline)) {
+                        break;
+                    }
+                    check(runId, applicationId, tallies);
+                    scanned++;
+                    last = applicationId;
+                }
+                ids = last == null ? List.of() : nextIds(last, wrapped ? from : Long.MAX_VALUE);
+            }
+            if (last != null && kind == Kind.INCREMENTAL) {
+                saveWatermark(last);
+            }
+            finish(runId, "SUCCEEDED", from, last, scanned, tallies, null);
+        } catch (RuntimeException e) {
+            log.error("reconciliation run {} failed after {} applications", runId, scanned, e);
+            finish(runId, "FAILED", from, last, scanned, tallies, String.valueOf(e.getMessage()));
+        }
+    }
+
+    private List<Long> nextIds(long after, long upToInclusive) {
+        return plain.queryForList("select id from application where id > ? and id <= ? order by id limit 200", Long.class,
+                after, upToInclusive);
+    }
+
+    /** Judges one application and acts on what the rules find. */
+    private void check(long runId, long applicationId, Map<String, Tally> tallies) {
+        Optional<Evidence> read = reader.read(plain, applicationId);
+        // changed a moment ago: an action may still be between its two commits; a later run looks again
+        if (read.isEmpty() || read.get().updatedAt().isAfter(clock.instant().minus(settings.settle()))) {
+            return;
+        }
+        Evidence evidence = read.get();
+        boolean frozen = plain.queryForObject(
+                "select count(*) from reconciliation_incident where application_id = ? and state <> 'CLOSED'", Integer.class,
+                applicationId) > 0;
+        boolean needsPeople = rules.stream().map(rule -> rule.check(evidence)).flatMap(Optional::stream)
+                .anyMatch(finding -> finding.classification() == Classification.INCIDENT);
+        Evidence current = evidence;
+        for (ReconciliationRule rule : rules) {
+            // judged on the evidence as the repairs before it in this pass left it
+            Optional<Finding> found = rule.check(current);
+            if (found.isEmpty()) {
+                continue;
+            }
+            Finding finding = found.get();
+            Tally tally = tallies.computeIfAbsent(finding.ruleId(), id -> new Tally());
+            tally.differences++;
+            signals.differenceFound(finding.ruleId());
+            log.warn("reconciliation: application {} {} ({}): {}", applicationId, finding.ruleId(), finding.classification(),
+                    finding.difference());
+            if (finding.classification() == Classification.INCIDENT) {
+                if (incidents.open(rule, finding, applicationId, runId, SYSTEM_ACTOR).isPresent()) {
+                    tally.incidents++;
+                }
+            } else if (!frozen && !needsPeople && SafeRepairs.RULES.contains(finding.ruleId())
+                    && repairs.repair(finding, current, runId, SYSTEM_ACTOR) == SafeRepairs.Outcome.APPLIED) {
+                tally.repaired++;
+                signals.repaired(finding.ruleId());
+                current = reader.read(plain, applicationId).orElseThrow();
+            }
+        }
+    }
+
+    private long watermark() {
+        List<Long> rows = plain.queryForList("select last_application_id from reconciliation_watermark where scan = ?", Long.class,
+                Kind.INCREMENTAL.name());
+        return rows.isEmpty() ? 0 : rows.get(0);
+    }
+
+    private void saveWatermark(long last) {
+        plain.update("""
+                insert into reconciliation_watermark (scan, last_application_id, updated_at) values (?, ?, ?)
+                on conflict (scan) do update set last_application_id = excluded.last_application_id, updated_at = excluded.updated_at
+                """, Kind.INCREMENTAL.name(), last, Timestamp.from(clock.instant()));
+    }
+
+    private void finish(long runId, String state, long from, Long last, int scanned, Map<String, Tally> tallies, String error) {
+        tallies.forEach((rule, tally) -> plain.update("""
+                insert into reconciliation_run_rule (run_id, rule_id, differences, repaired, incidents) values (?, ?, ?, ?, ?)
+                """, runId, rule, tally.differences, tally.repaired, tally.incidents));
+        plain.update("""
+                update reconciliation_run set state = ?, finished_at = ?, from_application_id = ?, to_application_id = ?,
+                       applications_scanned = ?, error = ? where id = ?
+                """, state, Timestamp.from(clock.instant()), from, last, scanned, error, runId);
+    }
+}

@@ -1,0 +1,101 @@
+package dev.lockstep.reconciliation;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.lockstep.approval.ApplicationRepository;
+import dev.lockstep.approval.BusinessProcessBindingRepository;
+import dev.lockstep.approval.RunningApplications;
+import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.todo.TaskProjectionRebuild;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.persistence.EntityManager;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.activiti.engine.HistoryService;
+import org.activiti.engine.ManagementService;
+import org.activiti.engine.RuntimeService;
+import org.activiti.engine.TaskService;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Reconciliation (docs/reconciliation.md). XA modes only: its repairs and incident steps are XA transactions
+ * with an entry in the recovery audit trail, whose plain business pool it also reads through.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnXaMode
+@EnableConfigurationProperties(ReconciliationProperties.class)
+class ReconciliationConfiguration {
+
+    private static final Clock CLOCK = Clock.systemUTC();
+
+    /** The application rules, then those other capabilities contribute as beans. */
+    @Bean
+    ReconciliationRules reconciliationRules(ObjectProvider<ReconciliationRule> contributed) {
+        List<ReconciliationRule> rules = new ArrayList<>(List.of(ApplicationRule.values()));
+        contributed.orderedStream().forEach(rules::add);
+        return new ReconciliationRules(List.copyOf(rules));
+    }
+
+    @Bean
+    EvidenceReader reconciliationEvidenceReader(RuntimeService runtime, HistoryService history, TaskService tasks,
+            ManagementService management, ReconciliationProperties settings) {
+        return new EvidenceReader(runtime, history, tasks, management, settings, CLOCK);
+    }
+
+    @Bean
+    ReconciliationTransaction reconciliationTransaction(PlatformTransactionManager transactionManager, EntityManager entityManager,
+            AuditTrail audit) {
+        return new ReconciliationTransaction(transactionManager, entityManager, audit);
+    }
+
+    @Bean
+    SafeRepairs safeRepairs(ReconciliationTransaction transaction, EvidenceReader reader, ApplicationRepository applications,
+            BusinessProcessBindingRepository bindings, RunningApplications running, TaskProjectionRebuild projection,
+            JsonMapper json) {
+        return new SafeRepairs(transaction, reader, applications, bindings, running, projection, json, CLOCK);
+    }
+
+    @Bean
+    Incidents reconciliationIncidents(ReconciliationTransaction transaction, EvidenceReader reader, SafeRepairs repairs,
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, JsonMapper json) {
+        return new Incidents(transaction, reader, repairs, new JdbcTemplate(business), json, CLOCK);
+    }
+
+    @Bean
+    ReconciliationSignals reconciliationHealthIndicator(ReconciliationRules rules,
+            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, MeterRegistry meters) {
+        return new ReconciliationSignals(rules.all(), new JdbcTemplate(business), meters, CLOCK);
+    }
+
+    /** One run at a time, on a thread of its own: never inside a request's transaction. */
+    @Bean(destroyMethod = "shutdownNow")
+    ExecutorService reconciliationExecutor() {
+        return Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "reconciliation");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    @Bean
+    Reconciliation reconciliation(ReconciliationRules rules, EvidenceReader reader, SafeRepairs repairs, Incidents incidents,
+            ReconciliationSignals signals, @Qualifier("recoveryBusinessDataSource") HikariDataSource business,
+            @Qualifier("reconciliationExecutor") ExecutorService executor, ReconciliationProperties settings) {
+        return new Reconciliation(rules.all(), reader, repairs, incidents, signals, new JdbcTemplate(business), executor, settings,
+                CLOCK);
+    }
+
+    /** The rules every run applies, in order. */
+    record ReconciliationRules(List<ReconciliationRule> all) {
+    }
+}

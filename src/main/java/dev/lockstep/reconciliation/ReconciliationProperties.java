@@ -1,0 +1,31 @@
+package dev.lockstep.reconciliation;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings {@code lockstep.reconciliation.*}.
+ *
+ * @param enabled whether this node runs the scans on a timer (API-started runs work either way); the
+ *        timer is a stand-in until the platform's one-node-at-a-time scheduler takes it over
+ * @param incrementalInterval pause between two incremental runs
+ * @param fullSweepInterval pause between two full sweeps
+ * @param maxApplications applications one run checks at most
+ * @param maxDuration time one run may take before it stops and leaves the rest to the next run
+ * @param settle an application changed more recently than this is left for a later run: an action may
+ *        still be between its two databases' commits
+ * @param commandSla age after which a workflow_command still PROCESSING is a difference
+ */
+@ConfigurationProperties("lockstep.reconciliation")
+public record ReconciliationProperties(boolean enabled, Duration incrementalInterval, Duration fullSweepInterval,
+        int maxApplications, Duration maxDuration, Duration settle, Duration commandSla) {
+
+    public ReconciliationProperties {
+        incrementalInterval = incrementalInterval == null ? Duration.ofMinutes(1) : incrementalInterval;
+        fullSweepInterval = fullSweepInterval == null ? Duration.ofHours(1) : fullSweepInterval;
+        maxApplications = maxApplications <= 0 ? 5_000 : maxApplications;
+        maxDuration = maxDuration == null ? Duration.ofSeconds(60) : maxDuration;
+        settle = settle == null ? Duration.ofSeconds(30) : settle;
+        commandSla = commandSla == null ? Duration.ofMinutes(5) : commandSla;
+    }
+}

@@ -1,0 +1,346 @@
+package dev.lockstep.reconciliation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.atomikos.icatch.jta.UserTransactionManager;
+import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.support.Api;
+import dev.lockstep.support.UseCaseIntegrationTest;
+import dev.lockstep.workflow.ActionFence;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.activiti.engine.RuntimeService;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Each rule's difference made the way it happens in real life — a business branch rolled back by hand after the
+ * coordinator decided commit, a second instance started around the service, a manual UPDATE — then a run through
+ * the API: detection, classification, the repair or the incident, the freeze and the four-eyes steps, asserted
+ * with plain SQL.
+ */
+class ReconciliationTest extends UseCaseIntegrationTest {
+
+    @Autowired
+    UserTransactionManager transactionManager;
+    @Autowired
+    RuntimeService runtime;
+    @Autowired
+    EvidenceReader reader;
+    @Autowired
+    SafeRepairs repairs;
+
+    @Test
+    void theExistingFlowsLeaveNothingToReconcile() {
+        long draft = ApiFlows.createDraft(api, "LOW", false);
+        long approving = ApiFlows.createDraft(api, "LOW", false);
+        ApiFlows.submit(api, approving);
+        long parallel = ApiFlows.createDraft(api, "HIGH", true);
+        String parallelRun = ApiFlows.submit(api, parallel);
+        approve("bob", parallelRun, "managerApproval");
+        // one of the two parallel reviews done: one open task, two executions — still running, not ended
+        approve("carol", parallelRun, "legalReview");
+        long approved = ApiFlows.createDraft(api, "LOW", false);
+        String approvedRun = ApiFlows.submit(api, approved);
+        approve("bob", approvedRun, "managerApproval");
+        approve("frank", approvedRun, "finalApproval");
+        long withdrawn = ApiFlows.createDraft(api, "LOW", false);
+        ApiFlows.submit(api, withdrawn);
+        assertThat(api.post("alice", "/api/applications/" + withdrawn + "/withdraw", "{\"reason\":\"not needed\"}").status())
+                .isEqualTo(200);
+        List<Long> ids = List.of(draft, approving, parallel, approved, withdrawn);
+        ids.forEach(this::ageApplication);
+
+        JsonNode run = runAndWait("FULL");
+
+        assertThat(run.get("state").asString()).isEqualTo("SUCCEEDED");
+        for (long id : ids) {
+            assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?",
+                    Integer.class, id)).as("incidents of consistent application %s", id).isZero();
+            assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?",
+                    Integer.class, id)).as("repairs of consistent application %s", id).isZero();
+        }
+    }
+
+    @Test
+    void aFinalApprovalWhoseBusinessBranchWasRolledBackByHandIsSettledFromTheProcessOutcome() {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        String run = ApiFlows.submit(api, id);
+        approve("bob", run, "managerApproval");
+        BusinessBranchRolledBackByHand dba = new BusinessBranchRolledBackByHand(db);
+        faults.afterCall("applicationRepository", "close", () -> dba.enlistIn(transactionManager));
+        ApiFlows.complete(api, "frank", ApiFlows.openTaskId(db, run, "finalApproval"), "APPROVE");
+        assertThat(dba.rolledBack()).isNotNull();
+        assertThat(db.workflow().queryForObject("select count(*) from act_ru_execution where proc_inst_id_ = ?", Integer.class, run))
+                .as("the workflow branch committed: the process has ended").isZero();
+        assertThat(status(id)).as("the business branch was rolled back").isEqualTo("APPROVING");
+        ageApplication(id);
+
+        runAndWait("INCREMENTAL");
+
+        assertThat(db.business().queryForMap("select approval_status, publish_status from application where id = ?", id))
+                .containsEntry("approval_status", "APPROVED").containsEntry("publish_status", "PENDING");
+        assertThat(db.business().queryForObject("select binding_status from business_process_binding where process_instance_id = ?",
+                String.class, run)).isEqualTo("APPROVED");
+        assertThat(db.business().queryForList("select rule_id from reconciliation_repair where application_id = ? and outcome = 'APPLIED'",
+                String.class, id)).contains("APPROVING_PROCESS_ENDED", "PROJECTION_DRIFT");
+        assertThat(db.business().queryForObject("select count(*) from task_projection where application_id = ? and state = 'OPEN'",
+                Integer.class, id)).as("the projection rebuilt from the engine: no open task left").isZero();
+        assertThat(db.business().queryForObject("select count(*) from recovery_audit where action = 'RECONCILIATION_REPAIR'"
+                + " and detail like ?", Integer.class, "application " + id + " rule APPROVING_PROCESS_ENDED%")).isEqualTo(1);
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?",
+                Integer.class, id)).isZero();
+    }
+
+    @Test
+    void aSubmissionWhoseBusinessBranchWasRolledBackByHandFreezesTheDraftUntilFourEyesCloseTheIncident() {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        BusinessBranchRolledBackByHand dba = new BusinessBranchRolledBackByHand(db);
+        faults.afterCall("applicationRepository", "markApproving", () -> dba.enlistIn(transactionManager));
+        api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key());
+        assertThat(dba.rolledBack()).isNotNull();
+        assertThat(status(id)).isEqualTo("DRAFT");
+        String stray = db.workflow().queryForObject("select proc_inst_id_ from act_ru_execution where business_key_ = ?",
+                String.class, Long.toString(id));
+        ageApplication(id);
+
+        runAndWait("INCREMENTAL");
+
+        long incident = openIncident(id, "DRAFT_ACTIVE_INSTANCE");
+        assertThat(db.business().queryForObject("select process_instance_id from reconciliation_incident where id = ?", String.class,
+                incident)).isEqualTo(stray);
+        assertThat(db.business().queryForObject("select evidence from reconciliation_incident where id = ?", String.class, incident))
+                .contains(stray).contains("\"approvalStatus\":\"DRAFT\"");
+        assertFrozen(api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key()), incident);
+
+        String base = "/api/admin/reconciliation/incidents/" + incident;
+        assertThat(api.get("audrey", base).status()).as("the auditor reads").isEqualTo(200);
+        assertThat(api.post("audrey", base + "/propose", "{\"fix\":\"MANUAL\"}").status()).as("but does not act").isEqualTo(403);
+        assertThat(api.post("dba1", base + "/propose", "{\"fix\":\"SAFE_REPAIR\"}").json().get("code").asString())
+                .isEqualTo("NO_SAFE_REPAIR");
+        assertThat(api.post("dba1", base + "/propose", "{\"fix\":\"MANUAL\",\"note\":\"delete the stray run\"}").status()).isEqualTo(200);
+        Api.Response selfApproved = api.post("dba1", base + "/approve", null);
+        assertThat(selfApproved.status()).isEqualTo(403);
+        assertThat(selfApproved.json().get("code").asString()).isEqualTo("FOUR_EYES_REQUIRED");
+        assertThat(api.post("dba2", base + "/approve", null).status()).isEqualTo(200);
+        // the fix itself, by hand through the engine's public API
+        runtime.deleteProcessInstance(stray, "reconciliation incident " + incident + ": start whose business write was lost");
+        assertThat(api.post("dba1", base + "/execute", "{\"commandUsed\":\"RuntimeService.deleteProcessInstance(" + stray
+                + ")\",\"verification\":\"no run left for the draft\"}").status()).isEqualTo(200);
+        assertFrozen(api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key()), incident);
+        assertThat(api.post("dba2", base + "/close", null).status()).isEqualTo(200);
+
+        Map<String, Object> closed = db.business().queryForMap("select * from reconciliation_incident where id = ?", incident);
+        assertThat(closed).containsEntry("state", "CLOSED").containsEntry("proposed_by", "dba1").containsEntry("approved_by", "dba2")
+                .containsEntry("executed_by", "dba1").containsEntry("closed_by", "dba2");
+        assertThat((String) closed.get("verification")).contains("no run left").contains("rules after the fix: none");
+        assertThat(db.business().queryForList("select action from recovery_audit where detail like ? order by seq", String.class,
+                "incident #" + incident + " %")).containsExactly("INCIDENT_OPENED", "INCIDENT_PROPOSED", "INCIDENT_APPROVED",
+                "INCIDENT_EXECUTED", "INCIDENT_CLOSED");
+        assertThat(api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key()).status())
+                .as("closed: the application acts again").isEqualTo(200);
+    }
+
+    @Test
+    void aSecondInstanceStartedAroundTheServiceIsAnIncidentThatFreezesDecisions() {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        String run = ApiFlows.submit(api, id);
+        String duplicate = runtime.startProcessInstanceByKey("applicationApproval", Long.toString(id),
+                Map.of("applicantId", "alice", "sensitive", false, "riskLevel", "LOW", ActionFence.VARIABLE, 0L)).getId();
+        ageApplication(id);
+
+        JsonNode result = runAndWait("INCREMENTAL");
+
+        long incident = openIncident(id, "TWO_ACTIVE_INSTANCES");
+        assertThat(openIncident(id, "INSTANCE_WITHOUT_BINDING")).as("the duplicate has no binding either").isPositive();
+        assertThat(db.business().queryForObject("select evidence from reconciliation_incident where id = ?", String.class, incident))
+                .contains(run).contains(duplicate);
+        assertThat(counts(result, "TWO_ACTIVE_INSTANCES").get("incidents").asInt()).isEqualTo(1);
+        Api.Response decision = ApiFlows.complete(api, "bob", ApiFlows.openTaskId(db, run, "managerApproval"), "APPROVE");
+        assertThat(decision.status()).isEqualTo(409);
+        assertThat(decision.json().get("code").asString()).isEqualTo("APPLICATION_FROZEN");
+        assertThat(db.workflow().queryForObject("select count(*) from act_ru_task where proc_inst_id_ = ?", Integer.class, run))
+                .as("nothing moved").isEqualTo(1);
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?", Integer.class, id))
+                .as("never picks one of two runs by itself").isZero();
+    }
+
+    @Test
+    void aDeletedBindingOfTheOnlyRunIsWrittenBack() {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        String run = ApiFlows.submit(api, id);
+        db.business().update("delete from business_process_binding where process_instance_id = ?", run);
+        ageApplication(id);
+
+        runAndWait("INCREMENTAL");
+
+        assertThat(db.business().queryForMap("select binding_status, lifecycle_no from business_process_binding where process_instance_id = ?",
+                run)).containsEntry("binding_status", "ACTIVE").containsEntry("lifecycle_no", 1);
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ? and rule_id = ?"
+                + " and outcome = 'APPLIED'", Integer.class, id, "INSTANCE_WITHOUT_BINDING")).isEqualTo(1);
+        assertThat(ApiFlows.complete(api, "bob", ApiFlows.openTaskId(db, run, "managerApproval"), "APPROVE").status())
+                .as("not frozen: a repair is no incident").isEqualTo(200);
+    }
+
+    @Test
+    void aSubmittingApplicationWithItsRunIsBoundAndMarkedApproving() {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        String run = ApiFlows.submit(api, id);
+        db.business().update("delete from business_process_binding where process_instance_id = ?", run);
+        db.business().update("update application set approval_status = 'SUBMITTING', process_instance_id = null where id = ?", id);
+        ageApplication(id);
+
+        runAndWait("INCREMENTAL");
+
+        assertThat(db.business().queryForMap("select approval_status, process_instance_id from application where id = ?", id))
+                .containsEntry("approval_status", "APPROVING").containsEntry("process_instance_id", run);
+        assertThat(db.business().queryForObject("select count(*) from business_process_binding where process_instance_id = ?",
+                Integer.class, run)).isEqualTo(1);
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ? and rule_id = ?",
+                Integer.class, id, "SUBMITTING_WITH_INSTANCE")).isEqualTo(1);
+    }
+
+    @Test
+    void manualUpdatesOutsideTheSafeBoundaryBecomeIncidents() {
+        long submitting = ApiFlows.createDraft(api, "LOW", false);
+        db.business().update("update application set approval_status = 'SUBMITTING', lifecycle_no = 1 where id = ?", submitting);
+        long approved = ApiFlows.createDraft(api, "LOW", false);
+        ApiFlows.submit(api, approved);
+        db.business().update("update application set approval_status = 'APPROVED' where id = ?", approved);
+        long canceled = ApiFlows.createDraft(api, "LOW", false);
+        ApiFlows.submit(api, canceled);
+        db.business().update("update application set approval_status = 'CANCELED' where id = ?", canceled);
+        long stuck = ApiFlows.createDraft(api, "LOW", false);
+        ApiFlows.submit(api, stuck);
+        db.business().update("update workflow_command set command_status = 'PROCESSING', created_at = now() - interval '1 hour'"
+                + " where business_id = ? and command_type = 'SUBMIT'", Long.toString(stuck));
+        List.of(submitting, approved, canceled, stuck).forEach(this::ageApplication);
+
+        runAndWait("INCREMENTAL");
+
+        openIncident(submitting, "SUBMITTING_NO_INSTANCE");
+        openIncident(approved, "DECIDED_PROCESS_ACTIVE");
+        openIncident(canceled, "CANCELED_LIVE_WORK");
+        openIncident(stuck, "COMMAND_STUCK");
+        assertThat(api.get("dba1", "/api/admin/reconciliation/incidents?state=OPEN&rule=COMMAND_STUCK&application=" + stuck).json()
+                .size()).isEqualTo(1);
+        assertThat(api.get("erin", "/actuator/prometheus", "text/plain").body())
+                .containsPattern("lockstep_reconciliation_submitting_oldest_age_seconds [1-9]");
+    }
+
+    @Test
+    void aDriftedProjectionRowIsRebuiltFromTheEngine() {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        String run = ApiFlows.submit(api, id);
+        db.business().update("update task_projection set assignee = 'mallory' where process_instance_id = ? and state = 'OPEN'", run);
+        ageApplication(id);
+
+        runAndWait("INCREMENTAL");
+
+        assertThat(db.business().queryForList("select assignee from task_projection where process_instance_id = ? and state = 'OPEN'",
+                String.class, run)).containsExactly((String) null);
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ? and rule_id = ?",
+                Integer.class, id, "PROJECTION_DRIFT")).isEqualTo(1);
+    }
+
+    @Test
+    void aRepairDoesNothingWhenTheEvidenceChangedSinceDetection() {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        String run = ApiFlows.submit(api, id);
+        Map<String, Object> binding = db.business().queryForMap("select * from business_process_binding where process_instance_id = ?", run);
+        db.business().update("delete from business_process_binding where process_instance_id = ?", run);
+        org.springframework.jdbc.core.JdbcTemplate plain = db.business();
+        Evidence detected = reader.read(plain, id).orElseThrow();
+        Finding finding = ApplicationRule.INSTANCE_WITHOUT_BINDING.check(detected).orElseThrow();
+        assertThat(finding.classification()).isEqualTo(Classification.REPAIRABLE);
+        // between detection and repair, someone else puts the binding back (with another status)
+        db.business().update("""
+                insert into business_process_binding (business_type, business_id, process_type, process_instance_id,
+                       process_definition_id, lifecycle_no, binding_status, created_at)
+                values (?, ?, ?, ?, ?, ?, 'ACTIVE', now())
+                """, binding.get("business_type"), binding.get("business_id"), binding.get("process_type"), run,
+                binding.get("process_definition_id"), binding.get("lifecycle_no"));
+
+        SafeRepairs.Outcome outcome = repairs.repair(finding, detected, null, "test");
+
+        assertThat(outcome).isEqualTo(SafeRepairs.Outcome.EVIDENCE_CHANGED);
+        assertThat(db.business().queryForObject("select count(*) from business_process_binding where process_instance_id = ?",
+                Integer.class, run)).isEqualTo(1);
+        assertThat(db.business().queryForObject("select outcome from reconciliation_repair where application_id = ?", String.class, id))
+                .isEqualTo("EVIDENCE_CHANGED");
+    }
+
+    @Test
+    void runsAreAdminOnlyAndRejectAnUnknownKind() {
+        assertThat(api.post("dba1", "/api/admin/reconciliation/runs", "{}").status()).isEqualTo(403);
+        Api.Response unknown = api.post("erin", "/api/admin/reconciliation/runs", "{\"kind\":\"SOMETIMES\"}");
+        assertThat(unknown.status()).isEqualTo(400);
+        assertThat(unknown.json().get("code").asString()).isEqualTo("INVALID_RUN_KIND");
+        assertThat(api.get("erin", "/api/admin/reconciliation/runs/999999").json().get("code").asString()).isEqualTo("RUN_NOT_FOUND");
+    }
+
+    private void approve(String user, String run, String taskKey) {
+        Api.Response response = ApiFlows.complete(api, user, ApiFlows.openTaskId(db, run, taskKey), "APPROVE");
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+    }
+
+    /** The difference is older than the settle time: no action can still be between its two commits. */
+    private void ageApplication(long id) {
+        db.business().update("update application set updated_at = updated_at - interval '1 hour' where id = ?", id);
+    }
+
+    private String status(long id) {
+        return db.business().queryForObject("select approval_status from application where id = ?", String.class, id);
+    }
+
+    private long openIncident(long applicationId, String rule) {
+        List<Long> ids = db.business().queryForList("select id from reconciliation_incident where application_id = ? and rule_id = ?"
+                + " and state = 'OPEN'", Long.class, applicationId, rule);
+        assertThat(ids).as("open %s incident of application %s", rule, applicationId).hasSize(1);
+        return ids.get(0);
+    }
+
+    private static void assertFrozen(Api.Response response, long incident) {
+        assertThat(response.status()).as(response.toString()).isEqualTo(409);
+        assertThat(response.json().get("code").asString()).isEqualTo("APPLICATION_FROZEN");
+        assertThat(response.json().get("detail").asString()).contains("incident " + incident);
+    }
+
+    private JsonNode runAndWait(String kind) {
+        Api.Response started = api.post("erin", "/api/admin/reconciliation/runs", "{\"kind\":\"" + kind + "\"}");
+        assertThat(started.status()).as(started.toString()).isEqualTo(202);
+        long id = started.json().get("id").asLong();
+        Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+        while (Instant.now().isBefore(deadline)) {
+            JsonNode run = api.get("erin", "/api/admin/reconciliation/runs/" + id).json();
+            String state = run.get("state").asString();
+            if (state.equals("SUCCEEDED") || state.equals("FAILED")) {
+                assertThat(state).as(run.toString()).isEqualTo("SUCCEEDED");
+                return run;
+            }
+            sleep();
+        }
+        throw new AssertionError("run " + id + " did not finish");
+    }
+
+    private static JsonNode counts(JsonNode run, String rule) {
+        for (JsonNode row : run.get("rules")) {
+            if (row.get("rule_id").asString().equals(rule)) {
+                return row;
+            }
+        }
+        throw new AssertionError("no counts for " + rule + " in " + run);
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
