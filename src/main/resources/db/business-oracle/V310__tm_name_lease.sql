@@ -1,4 +1,4 @@
--- Node identity (package dev.lockstep.nodeidentity), Oracle counterpart of db/business/V310__tm_name_lease.sql:
+-- Node identity (dev.lockstep.recovery.TransactionManagerLease), Oracle counterpart of db/business/V310__tm_name_lease.sql:
 -- a lease on each transaction-manager name (holder's host and log directory, instance, expiry renewed
 -- by the heartbeat).
 ALTER TABLE recovery_node ADD (

@@ -1,4 +1,4 @@
--- Node identity (package dev.lockstep.nodeidentity): a lease on each transaction-manager name, so that
+-- Node identity (dev.lockstep.recovery.TransactionManagerLease): a lease on each transaction-manager name, so that
 -- two live nodes never run under one name (each would recover, and roll back, the other's XIDs).
 -- holder_location: host and coordinator log directory of the node holding the name (a restart of that
 -- node at the same place takes its name back at once); instance_id: the process holding it now;

@@ -7,6 +7,7 @@ import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.recovery.AuditTrail;
 import dev.lockstep.recovery.CoordinatorLog;
 import dev.lockstep.recovery.DecodedXid;
+import dev.lockstep.xa.BeforeRecovery;
 import dev.lockstep.xa.XaDataSourceFactory;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -41,11 +42,10 @@ import org.springframework.stereotype.Component;
  * <p>Built before the transaction manager starts (it looks at the log directory as the previous life
  * left it) and run once every bean exists, before the web server takes requests.
  */
-@Component(StartupOrphanRollback.BEAN)
+@Component
 @ConditionalOnXaMode
-public class StartupOrphanRollback implements SmartInitializingSingleton {
+public class StartupOrphanRollback implements SmartInitializingSingleton, BeforeRecovery {
 
-    public static final String BEAN = "startupOrphanRollback";
     static final String ACTOR = "startup-recovery";
     private static final Logger log = LoggerFactory.getLogger(StartupOrphanRollback.class);
 

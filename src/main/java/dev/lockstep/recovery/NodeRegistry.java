@@ -1,6 +1,5 @@
 package dev.lockstep.recovery;
 
-import dev.lockstep.nodeidentity.TransactionManagerLease;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;

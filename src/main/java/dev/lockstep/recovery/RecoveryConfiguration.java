@@ -4,7 +4,6 @@ import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.publish.EventPublisher;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.lockstep.nodeidentity.TransactionManagerLease;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;

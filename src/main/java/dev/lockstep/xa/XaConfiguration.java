@@ -1,8 +1,5 @@
 package dev.lockstep.xa;
 
-import dev.lockstep.nodeidentity.CoordinatorLogLocation;
-import dev.lockstep.nodeidentity.NodeIdentityConfiguration;
-import dev.lockstep.orphans.StartupOrphanRollback;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
@@ -13,6 +10,7 @@ import dev.lockstep.platform.LockstepProperties;
 import com.atomikos.icatch.config.UserTransactionServiceImp;
 import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.jdbc.AtomikosDataSourceBean;
+import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -66,12 +64,12 @@ public class XaConfiguration {
      * Starts after both pools exist: each recovery pass replays logged commit decisions only to the
      * resources registered at that moment and then forgets them, so a resource registered later
      * would have its branch presumed aborted while its sibling committed. It also waits for this node's
-     * lease on its name: a recovery pass under a name another live node uses would take that node's XIDs;
-     * and for the orphan rollback to see the coordinator log as the previous run left it.
+     * lease on its name and the orphan rollback ({@link BeforeRecovery}): {@code doneFirst} is asked for
+     * only so that Spring creates them before Atomikos.
      */
     @Bean(initMethod = "init", destroyMethod = "shutdownForce")
-    @DependsOn({"businessDataSource", "workflowDataSource", NodeIdentityConfiguration.LEASE_BEAN, StartupOrphanRollback.BEAN})
-    UserTransactionServiceImp atomikosTransactionService(LockstepProperties properties) {
+    @DependsOn({"businessDataSource", "workflowDataSource"})
+    UserTransactionServiceImp atomikosTransactionService(LockstepProperties properties, List<BeforeRecovery> doneFirst) {
         return new UserTransactionServiceImp(AtomikosSettings.of(properties));
     }
 

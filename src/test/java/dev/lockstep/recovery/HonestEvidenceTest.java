@@ -38,6 +38,7 @@ class HonestEvidenceTest {
         prepared = new PreparedBranches(endpoints);
     }
 
+    @BeforeEach
     @AfterEach
     void cleanUp() {
         faults.disarmAll();

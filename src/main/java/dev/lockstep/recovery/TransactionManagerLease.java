@@ -1,7 +1,8 @@
-package dev.lockstep.nodeidentity;
+package dev.lockstep.recovery;
 
 import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.StartupCheckFailure;
+import dev.lockstep.xa.BeforeRecovery;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -21,7 +22,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * pass), renewed by every heartbeat, and taken over from another location only once expired. Expiry
  * is judged by the database's clock, the one clock every node shares.
  */
-public class TransactionManagerLease {
+public class TransactionManagerLease implements BeforeRecovery {
 
     static final String SETTING = "lockstep.tm.unique-name";
     private static final Logger log = LoggerFactory.getLogger(TransactionManagerLease.class);

@@ -1,4 +1,4 @@
-package dev.lockstep.nodeidentity;
+package dev.lockstep.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;

@@ -1,9 +1,8 @@
-package dev.lockstep.nodeidentity;
+package dev.lockstep.recovery;
 
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
-import dev.lockstep.recovery.RecoveryProperties;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -21,10 +20,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @EnableConfigurationProperties({LockstepProperties.class, RecoveryProperties.class})
 public class NodeIdentityConfiguration {
 
-    /** The transaction manager's bean depends on this one by name: no recovery pass before the name is ours. */
-    public static final String LEASE_BEAN = "transactionManagerNameLease";
-
-    @Bean(name = LEASE_BEAN, destroyMethod = "release")
+    /** A {@link dev.lockstep.xa.BeforeRecovery}: no recovery pass before the name is ours. */
+    @Bean(destroyMethod = "release")
     TransactionManagerLease transactionManagerNameLease(LockstepProperties lockstep, RecoveryProperties recovery,
             DatabaseEndpoints endpoints, FlywayMigrationInitializer migrated) {
         TransactionManagerLease lease = new TransactionManagerLease(lockstep.tm().uniqueName(), location(lockstep),

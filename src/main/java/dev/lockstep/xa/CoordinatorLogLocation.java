@@ -1,4 +1,4 @@
-package dev.lockstep.nodeidentity;
+package dev.lockstep.xa;
 
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.StartupCheckFailure;
