@@ -1,5 +1,7 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.approval.separation.SeparationOfDuties;
+import dev.lockstep.approval.separation.SeparationOfDuties.Handover;
 import dev.lockstep.security.Caller;
 import dev.lockstep.web.ApiException;
 import dev.lockstep.workflow.ActionFence;
@@ -17,7 +19,8 @@ import org.springframework.stereotype.Component;
  * the business row lock, which serializes actions (parallel tasks meet at a join), then the
  * {@link ActionFence}, so that what the action reads from the workflow includes everything its
  * predecessor committed; and, once the action has moved the process, the application's task
- * summary or its final status taken from the process's explicit outcome.
+ * summary or its final status taken from the process's explicit outcome. Every action on a task and
+ * every handover passes {@link SeparationOfDuties} here, under that lock.
  */
 @Component
 public class RunningApplications {
@@ -29,15 +32,17 @@ public class RunningApplications {
     private final ApprovalProcess process;
     private final ActionFence fence;
     private final TaskSummaries summaries;
+    private final SeparationOfDuties separation;
     private final Clock clock;
 
     RunningApplications(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalProcess process, ActionFence fence, TaskSummaries summaries, Clock clock) {
+            ApprovalProcess process, ActionFence fence, TaskSummaries summaries, SeparationOfDuties separation, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.process = process;
         this.fence = fence;
         this.summaries = summaries;
+        this.separation = separation;
         this.clock = clock;
     }
 
@@ -57,21 +62,53 @@ public class RunningApplications {
 
     /**
      * Locks the task's application for this action, then re-reads the task: only now does it show what
-     * any concurrent action on the application committed.
+     * any concurrent action on the application committed. Refused to the application's applicant.
      */
-    public HeldTask hold(String taskId) {
+    public HeldTask hold(String taskId, Caller caller) {
         String processInstanceId = openTask(taskId).processInstanceId();
-        long applicationId = Long.parseLong(process.businessKeyOf(processInstanceId));
+        long applicationId = applicationOf(processInstanceId);
         Application application = lock(applicationId, processInstanceId).orElseThrow(() -> ApiException.conflict(
                 "APPLICATION_NOT_RUNNING", "Application " + applicationId + " is no longer being approved."));
+        separation.refuseApplicant(application, caller);
         return new HeldTask(application, openTask(taskId));
     }
 
     /** As {@link #hold}, for a caller the task must be assigned or offered to. */
     public HeldTask holdOffered(String taskId, Caller caller) {
-        HeldTask held = hold(taskId);
+        HeldTask held = hold(taskId, caller);
         requireOffered(held.task(), caller);
         return held;
+    }
+
+    /** As {@link #holdOffered}, for a caller about to claim, decide or return it: the one-step rule too. */
+    public HeldTask holdToDecide(String taskId, Caller caller) {
+        HeldTask held = holdOffered(taskId, caller);
+        separation.refuseSecondStep(held.application(), held.task(), caller);
+        return held;
+    }
+
+    /** The application locked for a change of its countersign's signers: never by its applicant. */
+    public Optional<Application> lockForSigners(long applicationId, String processInstanceId, Caller caller) {
+        Optional<Application> locked = lock(applicationId, processInstanceId);
+        locked.ifPresent(application -> separation.refuseApplicant(application, caller));
+        return locked;
+    }
+
+    /** Before the held application's {@code task} goes to {@code userId}: see {@link SeparationOfDuties#refuseHandover}. */
+    public void refuseHandover(Application application, OpenTask task, String userId, Handover handover) {
+        separation.refuseHandover(application, task, userId, handover);
+    }
+
+    /** The task for a read on behalf of whoever may decide it (nothing locked): refused to the applicant as well. */
+    public OpenTask offeredTask(String taskId, Caller caller) {
+        OpenTask task = openTask(taskId);
+        separation.refuseApplicant(applications.findById(applicationOf(task.processInstanceId())).orElseThrow(), caller);
+        requireOffered(task, caller);
+        return task;
+    }
+
+    private long applicationOf(String processInstanceId) {
+        return Long.parseLong(process.businessKeyOf(processInstanceId));
     }
 
     public OpenTask openTask(String taskId) {

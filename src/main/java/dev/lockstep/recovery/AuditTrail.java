@@ -45,39 +45,12 @@ public class AuditTrail {
     }
 
     public Entry append(String actor, String action, String gtrid, String detail) {
-        // PostgreSQL keeps microseconds: hash exactly what will be read back.
-        Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
         try (Connection connection = business.getConnection()) {
             connection.setAutoCommit(false);
             try {
-                try (Statement lock = connection.createStatement()) {
-                    // one writer at a time, so every entry chains onto the true last one
-                    lock.execute("lock table recovery_audit in share row exclusive mode");
-                }
-                long seq = 1;
-                String prevHash = GENESIS;
-                try (Statement last = connection.createStatement();
-                        ResultSet row = last.executeQuery("select seq, hash from recovery_audit order by seq desc limit 1")) {
-                    if (row.next()) {
-                        seq = row.getLong(1) + 1;
-                        prevHash = row.getString(2);
-                    }
-                }
-                String hash = hash(prevHash, canonical(seq, at, actor, action, gtrid, detail));
-                try (PreparedStatement insert = connection.prepareStatement(
-                        "insert into recovery_audit (seq, at, actor, action, gtrid, detail, prev_hash, hash) values (?, ?, ?, ?, ?, ?, ?, ?)")) {
-                    insert.setLong(1, seq);
-                    insert.setTimestamp(2, Timestamp.from(at));
-                    insert.setString(3, actor);
-                    insert.setString(4, action);
-                    insert.setString(5, gtrid);
-                    insert.setString(6, detail);
-                    insert.setString(7, prevHash);
-                    insert.setString(8, hash);
-                    insert.executeUpdate();
-                }
+                Entry entry = appendOn(connection, clock.instant(), actor, action, gtrid, detail);
                 connection.commit();
-                return new Entry(seq, at, actor, action, gtrid, detail, prevHash, hash);
+                return entry;
             } catch (SQLException | RuntimeException e) {
                 connection.rollback();
                 throw e;
@@ -85,6 +58,44 @@ public class AuditTrail {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot append to the recovery audit trail: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Appends on {@code connection} inside the transaction it is in, committing nothing: a use case
+     * passes its own business connection so that the entry commits or rolls back with its effect.
+     * The table lock is held until that transaction ends.
+     */
+    public static Entry appendOn(Connection connection, Instant now, String actor, String action, String gtrid, String detail)
+            throws SQLException {
+        // PostgreSQL keeps microseconds: hash exactly what will be read back.
+        Instant at = now.truncatedTo(ChronoUnit.MICROS);
+        try (Statement lock = connection.createStatement()) {
+            // one writer at a time, so every entry chains onto the true last one
+            lock.execute("lock table recovery_audit in share row exclusive mode");
+        }
+        long seq = 1;
+        String prevHash = GENESIS;
+        try (Statement last = connection.createStatement();
+                ResultSet row = last.executeQuery("select seq, hash from recovery_audit order by seq desc limit 1")) {
+            if (row.next()) {
+                seq = row.getLong(1) + 1;
+                prevHash = row.getString(2);
+            }
+        }
+        String hash = hash(prevHash, canonical(seq, at, actor, action, gtrid, detail));
+        try (PreparedStatement insert = connection.prepareStatement(
+                "insert into recovery_audit (seq, at, actor, action, gtrid, detail, prev_hash, hash) values (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            insert.setLong(1, seq);
+            insert.setTimestamp(2, Timestamp.from(at));
+            insert.setString(3, actor);
+            insert.setString(4, action);
+            insert.setString(5, gtrid);
+            insert.setString(6, detail);
+            insert.setString(7, prevHash);
+            insert.setString(8, hash);
+            insert.executeUpdate();
+        }
+        return new Entry(seq, at, actor, action, gtrid, detail, prevHash, hash);
     }
 
     public List<Entry> entries(int limit) {
