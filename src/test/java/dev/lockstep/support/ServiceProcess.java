@@ -90,8 +90,24 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     public HttpResponse<String> get(String path, String authorization) {
+        return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)), authorization);
+    }
+
+    /** A JSON POST (no body when {@code json} is null) under a fresh Idempotency-Key. */
+    public HttpResponse<String> post(String path, String authorization, String json) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(30));
+                .header("Idempotency-Key", java.util.UUID.randomUUID().toString())
+                .header("Accept", "application/json, application/problem+json");
+        if (json == null) {
+            request.POST(HttpRequest.BodyPublishers.noBody());
+        } else {
+            request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+        }
+        return send(request, authorization);
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request, String authorization) {
+        request.timeout(Duration.ofSeconds(30));
         if (authorization != null) {
             request.header("Authorization", authorization);
         }
