@@ -45,6 +45,20 @@ class SeparationOfDutiesTest {
     }
 
     @Test
+    void aDraftStoredBeforeTheRuleWithTheApplicantAsSignerIsNotSubmitted() {
+        long id = createCountersign("LOW", "[\"bob\"]", "ALL");
+        db.business().update("update application set countersign_signers = 'bob,alice' where id = ?", id);
+
+        Api.Response refused = api.post("alice", "/api/applications/" + id + "/submit", null, key());
+
+        assertThat(refused.status()).as(refused.toString()).isEqualTo(422);
+        assertThat(refused.json().get("code").asString()).isEqualTo("SIGNER_IS_APPLICANT");
+        assertThat(db.business().queryForMap("select approval_status, process_instance_id from application where id = ?", id))
+                .containsEntry("approval_status", "DRAFT").containsEntry("process_instance_id", null);
+        assertThat(db.engineRowsForBusinessKey(id)).isZero();
+    }
+
+    @Test
     void theApplicantCannotBeHandedATaskOfHerOwnApplicationByTransferDelegationOrAdmin() {
         long id = createDraft(api, "LOW", false);
         String task = openTaskId(db, submit(api, id), "managerApproval");
@@ -153,6 +167,26 @@ class SeparationOfDutiesTest {
         // the way out: the task goes to someone who has not decided here
         assertThat(api.post("dave", "/api/tasks/" + legal + "/transfer", "{\"userId\":\"carol\"}", key()).status()).isEqualTo(200);
         assertThat(complete(api, "carol", legal, "APPROVE").status()).isEqualTo(200);
+    }
+
+    /** Under the application row lock the second decision reads the first one's record: never both. */
+    @Test
+    void twoStepsDecidedAtOnceByOnePersonGiveOneDecisionAndOneRefusal() throws Exception {
+        long id = createDraft(api, "HIGH", false);
+        String processInstanceId = submit(api, id);
+        assertThat(complete(api, "bob", openTaskId(db, processInstanceId, "managerApproval"), "APPROVE").status()).isEqualTo(200);
+        String legal = openTaskId(db, processInstanceId, "legalReview");
+        String finance = openTaskId(db, processInstanceId, "financeReview");
+        assertThat(api.post("carol", "/api/tasks/" + legal + "/transfer", "{\"userId\":\"dave\"}", key()).status()).isEqualTo(200);
+
+        List<Api.Response> responses = ApiFlows.race(() -> complete(api, "dave", legal, "APPROVE"),
+                () -> complete(api, "dave", finance, "APPROVE"));
+
+        assertThat(responses).extracting(Api.Response::status).containsExactlyInAnyOrder(200, 403);
+        assertThat(responses).filteredOn(response -> response.status() == 403)
+                .allSatisfy(refused -> assertThat(refused.json().get("code").asString()).isEqualTo("DECIDED_ANOTHER_STEP"));
+        assertThat(db.business().queryForObject("select count(*) from approval_record where application_id = ? and approver_id = 'dave'",
+                Integer.class, id)).isEqualTo(1);
     }
 
     @Test

@@ -86,6 +86,8 @@ public class ApplicationLifecycle {
         call.actsOn(applicationId);
         Caller caller = call.caller();
         Application application = ownApplication(applicationId, caller);
+        // a draft stored before this rule may still name its applicant as a signer
+        SeparationOfDuties.refuseApplicantAsSigner(application.getCountersign(), caller.id());
         Instant now = clock.instant();
         if (applications.beginSubmission(applicationId, caller.id(), application.getRowVersion(), now) == 0) {
             throw notSubmittable(applicationId);
