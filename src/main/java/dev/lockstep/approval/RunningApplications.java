@@ -1,7 +1,6 @@
 package dev.lockstep.approval;
 
-import dev.lockstep.approval.separation.SeparationOfDuties;
-import dev.lockstep.approval.separation.SeparationOfDuties.Handover;
+import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.security.Caller;
 import dev.lockstep.web.ApiException;
 import dev.lockstep.workflow.ActionFence;

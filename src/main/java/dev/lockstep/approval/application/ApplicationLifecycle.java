@@ -10,7 +10,7 @@ import dev.lockstep.approval.BusinessProcessBinding;
 import dev.lockstep.approval.BusinessProcessBindingRepository;
 import dev.lockstep.approval.PublishStatus;
 import dev.lockstep.approval.RunningApplications;
-import dev.lockstep.approval.separation.SeparationOfDuties;
+import dev.lockstep.approval.SeparationOfDuties;
 import dev.lockstep.approval.trail.ApplicationEvent.Kind;
 import dev.lockstep.approval.trail.ApplicationTrail;
 import dev.lockstep.usecase.UseCaseCall;

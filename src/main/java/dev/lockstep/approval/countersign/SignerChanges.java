@@ -8,7 +8,7 @@ import dev.lockstep.approval.handover.HandoverRequest;
 import dev.lockstep.approval.handover.TaskHandover;
 import dev.lockstep.approval.handover.TaskHandover.Kind;
 import dev.lockstep.approval.handover.TaskHandoverRepository;
-import dev.lockstep.approval.separation.SeparationOfDuties.Handover;
+import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
 import dev.lockstep.usecase.UseCaseCall;

@@ -5,7 +5,7 @@ import static dev.lockstep.approval.RunningApplications.refuseDelegated;
 import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.approval.RunningApplications.HeldTask;
 import dev.lockstep.approval.handover.TaskHandover.Kind;
-import dev.lockstep.approval.separation.SeparationOfDuties.Handover;
+import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
 import dev.lockstep.todo.TaskProjection;

@@ -1,6 +1,5 @@
-package dev.lockstep.approval.separation;
+package dev.lockstep.approval;
 
-import dev.lockstep.approval.RiskLevel;
 import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;

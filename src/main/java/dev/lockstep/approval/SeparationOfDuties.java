@@ -1,7 +1,5 @@
-package dev.lockstep.approval.separation;
+package dev.lockstep.approval;
 
-import dev.lockstep.approval.Application;
-import dev.lockstep.approval.Decision;
 import dev.lockstep.security.Caller;
 import dev.lockstep.web.ApiException;
 import dev.lockstep.workflow.ApprovalProcess;
@@ -15,7 +13,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
 /**
- * The separation-of-duties rules, asked by {@link dev.lockstep.approval.RunningApplications} for every
+ * The separation-of-duties rules, asked by {@link RunningApplications} for every
  * action on a task and every handover, always with the application's row locked: the decisions it
  * reads from {@code approval_record} (on the use case's own connection and transaction) are then
  * all that any concurrent action on the application committed, so two decisions cannot both pass.

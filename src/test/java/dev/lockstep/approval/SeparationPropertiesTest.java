@@ -1,8 +1,7 @@
-package dev.lockstep.approval.separation;
+package dev.lockstep.approval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.approval.RiskLevel;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
