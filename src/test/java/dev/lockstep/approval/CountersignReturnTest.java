@@ -9,15 +9,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.support.Api;
-import dev.lockstep.support.InjectedFaults;
-import dev.lockstep.support.LockstepIntegrationTest;
-import dev.lockstep.support.TestDatabases;
+import dev.lockstep.support.UseCaseIntegrationTest;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.runtime.Execution;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -28,20 +25,13 @@ import org.springframework.beans.factory.annotation.Autowired;
  * multi-instance root are cancelled, the manager step comes back, and the countersign after it is a
  * fresh round with a fresh tally. Every run is driven to its end and checked for leftover executions.
  */
-@LockstepIntegrationTest
-class CountersignReturnTest {
+class CountersignReturnTest extends UseCaseIntegrationTest {
 
     private static final String MANAGER = "managerApproval";
     private static final String COUNTERSIGN = "countersign";
     private static final List<String> LOOP_VARIABLES = List.of("nrOfInstances", "nrOfActiveInstances", "nrOfCompletedInstances",
             "loopCounter", "signer");
 
-    @Autowired
-    Api api;
-    @Autowired
-    TestDatabases db;
-    @Autowired
-    InjectedFaults faults;
     @Autowired
     RuntimeService runtime;
 
@@ -50,11 +40,6 @@ class CountersignReturnTest {
     @BeforeEach
     void flows() {
         flows = new ReturnFlows(api, db);
-    }
-
-    @AfterEach
-    void disarm() {
-        faults.disarmAll();
     }
 
     @Test

@@ -7,32 +7,16 @@ import static dev.lockstep.todo.ProjectionAssertions.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.Api;
-import dev.lockstep.support.InjectedFaults;
-import dev.lockstep.support.LockstepIntegrationTest;
-import dev.lockstep.support.TestDatabases;
+import dev.lockstep.support.UseCaseIntegrationTest;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 
 /** Multi-instance countersign (会签) under each policy: outcome, closed siblings, engine state and projection. */
-@LockstepIntegrationTest
-class CountersignTest {
+class CountersignTest extends UseCaseIntegrationTest {
 
     private static final String CLOSED_BY_POLICY = "Multi-instance complete condition expression passed";
 
-    @Autowired
-    Api api;
-    @Autowired
-    TestDatabases db;
-    @Autowired
-    InjectedFaults faults;
-
-    @AfterEach
-    void disarm() {
-        faults.disarmAll();
-    }
 
     @Test
     void oneVetoRejectsAtOnceAndClosesTheOutstandingSigners() {

@@ -12,30 +12,13 @@ import static dev.lockstep.todo.ProjectionAssertions.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.Api;
-import dev.lockstep.support.InjectedFaults;
-import dev.lockstep.support.LockstepIntegrationTest;
-import dev.lockstep.support.TestDatabases;
+import dev.lockstep.support.UseCaseIntegrationTest;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 
 /** 委派 (delegate, then resolve back to the owner) and 转办 (transfer), checked in the engine, the records and the projection. */
-@LockstepIntegrationTest
-class DelegateTransferTest {
-
-    @Autowired
-    Api api;
-    @Autowired
-    TestDatabases db;
-    @Autowired
-    InjectedFaults faults;
-
-    @AfterEach
-    void disarm() {
-        faults.disarmAll();
-    }
+class DelegateTransferTest extends UseCaseIntegrationTest {
 
     @Test
     void delegatedTaskGoesToTheDelegateAndBackToTheOwnerWhoThenDecides() {

@@ -9,13 +9,10 @@ import static dev.lockstep.todo.ProjectionAssertions.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.Api;
-import dev.lockstep.support.InjectedFaults;
-import dev.lockstep.support.LockstepIntegrationTest;
-import dev.lockstep.support.TestDatabases;
+import dev.lockstep.support.UseCaseIntegrationTest;
 import java.util.List;
 import java.util.Map;
 import org.activiti.engine.RuntimeService;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,20 +22,13 @@ import org.springframework.beans.factory.annotation.Autowired;
  * the join), from final approval back to the manager in both modes, refused targets, a race with a
  * decision, and a rollback. Every run is driven to its end and checked for leftover executions.
  */
-@LockstepIntegrationTest
-class ReturnToEarlierStepTest {
+class ReturnToEarlierStepTest extends UseCaseIntegrationTest {
 
     private static final String MANAGER = "managerApproval";
     private static final String LEGAL = "legalReview";
     private static final String FINANCE = "financeReview";
     private static final String FINAL = "finalApproval";
 
-    @Autowired
-    Api api;
-    @Autowired
-    TestDatabases db;
-    @Autowired
-    InjectedFaults faults;
     @Autowired
     RuntimeService runtime;
 
@@ -47,11 +37,6 @@ class ReturnToEarlierStepTest {
     @BeforeEach
     void flows() {
         flows = new ReturnFlows(api, db);
-    }
-
-    @AfterEach
-    void disarm() {
-        faults.disarmAll();
     }
 
     @Test

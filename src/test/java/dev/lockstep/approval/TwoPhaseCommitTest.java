@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.atomikos.icatch.jta.UserTransactionManager;
 import dev.lockstep.support.Api;
-import dev.lockstep.support.InjectedFaults;
-import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.PreparedBranchProbe;
-import dev.lockstep.support.TestDatabases;
+import dev.lockstep.support.UseCaseIntegrationTest;
 import java.util.Base64;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -20,24 +17,12 @@ import org.springframework.beans.factory.annotation.Autowired;
  * prepared before the commit, and by breaking the transaction at several points and finding
  * nothing of the request in either database afterwards.
  */
-@LockstepIntegrationTest
-class TwoPhaseCommitTest {
+class TwoPhaseCommitTest extends UseCaseIntegrationTest {
 
     private static final int ATOMIKOS_FORMAT_ID = 1096044365;
 
     @Autowired
-    Api api;
-    @Autowired
-    TestDatabases db;
-    @Autowired
-    InjectedFaults faults;
-    @Autowired
     UserTransactionManager transactionManager;
-
-    @AfterEach
-    void disarm() {
-        faults.disarmAll();
-    }
 
     @Test
     void submitPreparesABranchOnEachDatabaseUnderOneGlobalIdThenCommitsBoth() {

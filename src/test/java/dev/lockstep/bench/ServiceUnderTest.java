@@ -1,9 +1,8 @@
 package dev.lockstep.bench;
 
+import dev.lockstep.support.ServiceJvm;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,13 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -45,16 +42,14 @@ final class ServiceUnderTest implements Closeable {
     private static final Duration STARTUP_LIMIT = Duration.ofMinutes(10);
 
     final Deployment deployment;
-    final int httpPort;
     /** database name to JDBC URL, for statistics the harness reads with plain SQL. */
     final Map<String, String> jdbcUrls;
-    private final Process process;
+    private final ServiceJvm jvm;
 
-    private ServiceUnderTest(Deployment deployment, int httpPort, Map<String, String> jdbcUrls, Process process) {
+    private ServiceUnderTest(Deployment deployment, Map<String, String> jdbcUrls, ServiceJvm jvm) {
         this.deployment = deployment;
-        this.httpPort = httpPort;
         this.jdbcUrls = jdbcUrls;
-        this.process = process;
+        this.jvm = jvm;
     }
 
     static ServiceUnderTest start(Deployment deployment, BenchmarkSettings settings, List<String> extraArgs) throws IOException {
@@ -76,29 +71,32 @@ final class ServiceUnderTest implements Closeable {
     static ServiceUnderTest start(Deployment deployment, BenchmarkSettings settings, Path home, String logName,
             List<String> jvmArgs, List<String> extraArgs) throws IOException {
         Files.createDirectories(home);
-        int httpPort = freePort();
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx768m"));
-        command.addAll(jvmArgs);
-        command.addAll(settings.launch());
-        command.addAll(List.of("--lockstep.mode=" + deployment.mode, "--lockstep.home=" + home, "--server.port=" + httpPort,
+        int httpPort = ServiceJvm.freePort();
+        List<String> jvm = new ArrayList<>(List.of("-Xmx768m"));
+        jvm.addAll(jvmArgs);
+        List<String> arguments = new ArrayList<>(List.of("--lockstep.mode=" + deployment.mode, "--lockstep.home=" + home,
+                "--server.port=" + httpPort,
                 "--lockstep.tm.unique-name=lockstep-bench.tm", "--logging.level.root=WARN"));
         Map<String, String> urls = new java.util.LinkedHashMap<>();
         deployment.databases.forEach((role, database) -> {
-            int port = freePort();
-            command.add("--lockstep.embedded." + role + "-port=" + port);
+            int port = ServiceJvm.freePort();
+            arguments.add("--lockstep.embedded." + role + "-port=" + port);
             urls.put(database, "jdbc:postgresql://localhost:" + port + "/" + database);
         });
-        command.addAll(extraArgs);
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(settings.outputDir().resolve(logName).toFile()).start();
-        ServiceUnderTest service = new ServiceUnderTest(deployment, httpPort, urls, process);
-        service.awaitHealthy();
+        arguments.addAll(extraArgs);
+        ServiceUnderTest service = new ServiceUnderTest(deployment, urls, ServiceJvm.start(jvm, settings.launch(), arguments,
+                Map.of(), settings.outputDir().resolve(logName), httpPort));
+        try {
+            service.jvm.awaitHealth(STARTUP_LIMIT, status -> status == 200);
+        } catch (IllegalStateException e) {
+            service.close();
+            throw new IllegalStateException(deployment + ": " + e.getMessage(), e);
+        }
         return service;
     }
 
     String baseUrl() {
-        return "http://localhost:" + httpPort;
+        return jvm.baseUrl();
     }
 
     /** The Prometheus text the service exposes (as the demo admin erin): the XA phase timers, among others. */
@@ -113,55 +111,14 @@ final class ServiceUnderTest implements Closeable {
         return response.body();
     }
 
-    private void awaitHealthy() {
-        HttpClient http = HttpClient.newHttpClient();
-        Instant deadline = Instant.now().plus(STARTUP_LIMIT);
-        while (Instant.now().isBefore(deadline)) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(deployment + " service exited during startup (code " + process.exitValue()
-                        + "); see its log in the bench output directory");
-            }
-            try {
-                HttpResponse<Void> health = http.send(HttpRequest.newBuilder(URI.create(baseUrl() + "/actuator/health")).build(),
-                        HttpResponse.BodyHandlers.discarding());
-                if (health.statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYetListening) {
-                // the service is still starting
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-            sleep(Duration.ofMillis(500));
-        }
-        close();
-        throw new IllegalStateException(deployment + " service not healthy within " + STARTUP_LIMIT);
-    }
-
     /** Waits for the JVM to end by itself (a Byteman rule halted it); false when it still runs after {@code limit}. */
-    boolean awaitExit(Duration limit) throws InterruptedException {
-        return process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
+    boolean awaitExit(Duration limit) {
+        return jvm.awaitExit(limit);
     }
 
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        jvm.stop(Duration.ofSeconds(60));
     }
 
     static void sleep(Duration duration) {

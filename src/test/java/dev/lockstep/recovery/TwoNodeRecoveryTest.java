@@ -3,15 +3,16 @@ package dev.lockstep.recovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.ServiceJvm;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.platform.DatabaseEndpoints;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -34,12 +35,12 @@ class TwoNodeRecoveryTest {
     @Autowired DatabaseEndpoints endpoints;
     @Autowired Api api;
 
-    Process node2;
+    ServiceJvm node2;
 
     @AfterEach
     void stopNode2AndCleanUp() {
         if (node2 != null) {
-            node2.destroyForcibly();
+            node2.kill9();
         }
         PreparedBranches.rollBackAll(databases.business(), databases.workflow());
     }
@@ -67,7 +68,7 @@ class TwoNodeRecoveryTest {
                 .until(() -> gtridsPrepared().stream().noneMatch(node2s::equals));
         assertThat(gtridsPrepared()).containsOnly(mine);
 
-        node2.destroyForcibly().waitFor();
+        node2.kill9();
         String leftover = bothPrepared(prepared, NODE2);
         assertThat(inDoubt(leftover).get("classification").asString()).isEqualTo("IN_FLIGHT");
         await("node 2 counted as gone").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(5))
@@ -78,13 +79,11 @@ class TwoNodeRecoveryTest {
         assertThat(inDoubt(mine).get("classification").asString()).isEqualTo("IN_FLIGHT");
     }
 
-    private Process startNode2() throws Exception {
+    private ServiceJvm startNode2() {
         Path home = Path.of("target/it-var/node2-" + UUID.randomUUID()).toAbsolutePath();
-        Files.createDirectories(home);
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-cp", classpath, "dev.lockstep.LockstepApplication",
-                "--server.port=0",
+        int port = ServiceJvm.freePort();
+        List<String> arguments = new ArrayList<>(List.of(
+                "--server.port=" + port,
                 "--lockstep.mode=external",
                 "--lockstep.home=" + home,
                 "--lockstep.tm.unique-name=" + NODE2,
@@ -98,15 +97,11 @@ class TwoNodeRecoveryTest {
                 "--lockstep.security.users[0].roles[0]=DBA"));
         for (String db : List.of("business", "workflow")) {
             var settings = db.equals("business") ? endpoints.business() : endpoints.workflow();
-            command.add("--lockstep.db." + db + ".url=" + settings.url());
-            command.add("--lockstep.db." + db + ".username=" + settings.username());
-            command.add("--lockstep.db." + db + ".password=" + (settings.password() == null ? "" : settings.password()));
+            arguments.add("--lockstep.db." + db + ".url=" + settings.url());
+            arguments.add("--lockstep.db." + db + ".username=" + settings.username());
+            arguments.add("--lockstep.db." + db + ".password=" + (settings.password() == null ? "" : settings.password()));
         }
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(home.resolve("node2.log").toFile());
-        // only what this test sets: nothing from the developer's shell
-        builder.environment().keySet().removeIf(name -> name.startsWith("LOCKSTEP_") || name.startsWith("SPRING_"));
-        return builder.start();
+        return ServiceJvm.start(List.of("-Xmx384m"), ServiceJvm.testClasspath(), arguments, Map.of(), home.resolve("node2.log"), port);
     }
 
     private String bothPrepared(PreparedBranches prepared, String tm) throws Exception {

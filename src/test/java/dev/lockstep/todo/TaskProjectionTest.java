@@ -10,33 +10,16 @@ import static dev.lockstep.todo.ProjectionAssertions.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.Api;
-import dev.lockstep.support.InjectedFaults;
-import dev.lockstep.support.LockstepIntegrationTest;
-import dev.lockstep.support.TestDatabases;
+import dev.lockstep.support.UseCaseIntegrationTest;
 import java.math.BigDecimal;
 import java.sql.Timestamp;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
 
 /** The todo/done projection follows every engine task change in the same transaction, and a rebuild reproduces it. */
-@LockstepIntegrationTest
-class TaskProjectionTest {
-
-    @Autowired
-    Api api;
-    @Autowired
-    TestDatabases db;
-    @Autowired
-    InjectedFaults faults;
-
-    @AfterEach
-    void disarm() {
-        faults.disarmAll();
-    }
+class TaskProjectionTest extends UseCaseIntegrationTest {
 
     @Test
     void projectionFollowsClaimDecisionParallelBranchesAndTheCancelledSibling() {

@@ -1,5 +1,6 @@
 package dev.lockstep.approval.handover;
 
+import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
@@ -26,6 +27,8 @@ public class TaskHandover {
     private Kind kind;
     private String fromUser;
     private String toUser;
+    // quoted: COMMENT is a reserved word on Oracle (the Oracle migration quotes it too)
+    @Column(name = "\"comment\"")
     private String comment;
     private String actedBy;
     private String requestId;

@@ -1,16 +1,11 @@
 package dev.lockstep.chaos.support;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
+import dev.lockstep.support.ServiceJvm;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 /**
  * The built service ({@code java -jar lockstep.jar}) as a separate JVM in external mode, pointed
@@ -56,9 +51,8 @@ public final class ServiceProcess {
     private final PostgresServer business;
     private final PostgresServer workflow;
     private final String workflowUrl;
-    private Process process;
+    private ServiceJvm jvm;
     private Timeouts timeouts;
-    private Path log;
     private int starts;
 
     /** {@code workflowUrl}: how the service reaches the workflow database (through the test's TCP proxy). */
@@ -74,11 +68,11 @@ public final class ServiceProcess {
     /** Starts the JVM and waits until it answers HTTP. {@code agentScript} may be null. */
     public Duration start(String tmUniqueName, Path bytemanJar, Path agentScript, Timeouts timeouts) {
         long t0 = System.nanoTime();
-        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms256m", "-Xmx768m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        List<String> jvmArgs = new ArrayList<>(List.of("-Xms256m", "-Xmx768m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         if (agentScript != null) {
-            cmd.add("-javaagent:" + bytemanJar + "=script:" + agentScript);
+            jvmArgs.add("-javaagent:" + bytemanJar + "=script:" + agentScript);
         }
-        cmd.addAll(List.of("-jar", jar.toString(),
+        List<String> cmd = new ArrayList<>(List.of(
                 "--server.port=" + httpPort,
                 "--lockstep.mode=external",
                 "--lockstep.home=" + home,
@@ -103,68 +97,29 @@ public final class ServiceProcess {
         }
         this.timeouts = timeouts;
         starts++;
-        log = home.resolve("service-" + starts + ".log");
-        try {
-            Files.createDirectories(home);
-            process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-        awaitHttp(Duration.ofSeconds(240)); // a busy 2-core machine has taken 113 s
+        jvm = ServiceJvm.start(jvmArgs, ServiceJvm.jar(jar), cmd, Map.of(), home.resolve("service-" + starts + ".log"), httpPort);
+        // Any HTTP answer means the context is up (health may be DOWN or need auth); a busy 2-core machine has taken 113 s.
+        jvm.awaitHealth(Duration.ofSeconds(240), status -> true);
         return Duration.ofNanos(System.nanoTime() - t0);
-    }
-
-    private void awaitHttp(Duration timeout) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("service exited with " + process.exitValue() + " during startup; see " + log);
-            }
-            try {
-                http.send(HttpRequest.newBuilder(URI.create(baseUrl() + "/actuator/health")).timeout(Duration.ofSeconds(2))
-                        .build(), HttpResponse.BodyHandlers.discarding());
-                return; // any HTTP answer means the context is up (health may be DOWN or need auth)
-            } catch (IOException e) {
-                sleep(250);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new IllegalStateException("service did not answer HTTP within " + timeout + "; see " + log);
     }
 
     /** Waits for the JVM to end by itself (a Byteman rule halted it) and returns its exit code. */
     public int awaitExit(Duration timeout) {
-        try {
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new AssertionError("service did not halt within " + timeout + "; the fault point was not reached; see " + log);
-            }
-            return process.exitValue();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+        if (!jvm.awaitExit(timeout)) {
+            throw new AssertionError("service did not halt within " + timeout + "; the fault point was not reached; see " + jvm.log());
         }
+        return jvm.exitValue();
     }
 
     /** SIGKILL: no shutdown hooks, no Atomikos shutdown, exactly like a machine losing the process. */
     public void kill9() {
-        process.destroyForcibly();
-        awaitExit(Duration.ofSeconds(30));
+        jvm.kill9();
     }
 
     /** A normal shutdown between scenarios. */
     public void stop() {
-        if (process != null && process.isAlive()) {
-            process.destroy();
-            try {
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    kill9();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        if (jvm != null) {
+            jvm.stop(Duration.ofSeconds(30));
         }
     }
 
@@ -173,7 +128,7 @@ public final class ServiceProcess {
     }
 
     public boolean isAlive() {
-        return process != null && process.isAlive();
+        return jvm != null && jvm.isAlive();
     }
 
     public String baseUrl() {
@@ -181,23 +136,10 @@ public final class ServiceProcess {
     }
 
     public Path log() {
-        return log;
+        return jvm.log();
     }
 
     public Path home() {
         return home;
-    }
-
-    private static String javaBinary() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }
