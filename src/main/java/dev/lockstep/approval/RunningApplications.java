@@ -1,6 +1,7 @@
 package dev.lockstep.approval;
 
 import dev.lockstep.actionwaits.ApplicationWaiters;
+import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.publish.Outbox;
 import dev.lockstep.security.Caller;
 import dev.lockstep.web.ApiException;
@@ -21,7 +22,8 @@ import org.springframework.stereotype.Component;
  * predecessor committed — with at most a bounded number of actions per application waiting for both
  * ({@link ApplicationWaiters}); and, once the action has moved the process, the application's task
  * summary or its final status taken from the process's explicit outcome (an approval also writes
- * its publish event to the outbox, in the same transaction).
+ * its publish event to the outbox, in the same transaction). Every action on a task and every
+ * handover passes {@link SeparationOfDuties} here, under that lock.
  */
 @Component
 public class RunningApplications {
@@ -35,11 +37,12 @@ public class RunningApplications {
     private final ApplicationWaiters waiters;
     private final TaskSummaries summaries;
     private final Outbox outbox;
+    private final SeparationOfDuties separation;
     private final Clock clock;
 
     RunningApplications(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
             ApprovalProcess process, ActionFence fence, ApplicationWaiters waiters, TaskSummaries summaries, Outbox outbox,
-            Clock clock) {
+            SeparationOfDuties separation, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.process = process;
@@ -47,6 +50,7 @@ public class RunningApplications {
         this.waiters = waiters;
         this.summaries = summaries;
         this.outbox = outbox;
+        this.separation = separation;
         this.clock = clock;
     }
 
@@ -81,21 +85,53 @@ public class RunningApplications {
 
     /**
      * Locks the task's application for this action, then re-reads the task: only now does it show what
-     * any concurrent action on the application committed.
+     * any concurrent action on the application committed. Refused to the application's applicant.
      */
-    public HeldTask hold(String taskId) {
+    public HeldTask hold(String taskId, Caller caller) {
         String processInstanceId = openTask(taskId).processInstanceId();
-        long applicationId = Long.parseLong(process.businessKeyOf(processInstanceId));
+        long applicationId = applicationOf(processInstanceId);
         Application application = lock(applicationId, processInstanceId).orElseThrow(() -> ApiException.conflict(
                 "APPLICATION_NOT_RUNNING", "Application " + applicationId + " is no longer being approved."));
+        separation.refuseApplicant(application, caller);
         return new HeldTask(application, openTask(taskId));
     }
 
     /** As {@link #hold}, for a caller the task must be assigned or offered to. */
     public HeldTask holdOffered(String taskId, Caller caller) {
-        HeldTask held = hold(taskId);
+        HeldTask held = hold(taskId, caller);
         requireOffered(held.task(), caller);
         return held;
+    }
+
+    /** As {@link #holdOffered}, for a caller about to claim, decide or return it: the one-step rule too. */
+    public HeldTask holdToDecide(String taskId, Caller caller) {
+        HeldTask held = holdOffered(taskId, caller);
+        separation.refuseSecondStep(held.application(), held.task(), caller);
+        return held;
+    }
+
+    /** The application locked for a change of its countersign's signers: never by its applicant. */
+    public Optional<Application> lockForSigners(long applicationId, String processInstanceId, Caller caller) {
+        Optional<Application> locked = lock(applicationId, processInstanceId);
+        locked.ifPresent(application -> separation.refuseApplicant(application, caller));
+        return locked;
+    }
+
+    /** Before the held application's {@code task} goes to {@code userId}: see {@link SeparationOfDuties#refuseHandover}. */
+    public void refuseHandover(Application application, OpenTask task, String userId, Handover handover) {
+        separation.refuseHandover(application, task, userId, handover);
+    }
+
+    /** The task for a read on behalf of whoever may decide it (nothing locked): refused to the applicant as well. */
+    public OpenTask offeredTask(String taskId, Caller caller) {
+        OpenTask task = openTask(taskId);
+        separation.refuseApplicant(applications.findById(applicationOf(task.processInstanceId())).orElseThrow(), caller);
+        requireOffered(task, caller);
+        return task;
+    }
+
+    private long applicationOf(String processInstanceId) {
+        return Long.parseLong(process.businessKeyOf(processInstanceId));
     }
 
     public OpenTask openTask(String taskId) {

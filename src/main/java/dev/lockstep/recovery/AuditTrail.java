@@ -62,8 +62,17 @@ public class AuditTrail {
      * together. The caller commits.
      */
     public Entry append(Connection connection, String actor, String action, String gtrid, String detail) throws SQLException {
+        return appendOn(connection, clock.instant(), actor, action, gtrid, detail);
+    }
+
+    /**
+     * As {@link #append(Connection, String, String, String, String)}, for a caller without this bean
+     * (the single-database mode runs no recovery monitor but still audits a termination).
+     */
+    public static Entry appendOn(Connection connection, Instant now, String actor, String action, String gtrid, String detail)
+            throws SQLException {
         // PostgreSQL keeps microseconds: hash exactly what will be read back.
-        Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        Instant at = now.truncatedTo(ChronoUnit.MICROS);
         try (Statement lock = connection.createStatement()) {
             // one writer at a time, so every entry chains onto the true last one
             lock.execute("lock table recovery_audit in share row exclusive mode");

@@ -40,6 +40,8 @@ final class BearerTokenDecoders {
         } else {
             decoder = discover(jwt.issuerUri());
         }
+        requireAudience(jwt);
+        JwtCallerConverter.checkUserIdClaim(jwt.userIdClaim());
         decoder.setJwtValidator(validator(jwt));
         return decoder;
     }
@@ -49,12 +51,19 @@ final class BearerTokenDecoders {
         validators.add(LockstepSecurityProperties.Jwt.isSet(jwt.issuerUri())
                 ? JwtValidators.createDefaultWithIssuer(jwt.issuerUri())
                 : JwtValidators.createDefault());
-        if (LockstepSecurityProperties.Jwt.isSet(jwt.audience())) {
-            // Without it, any token the identity provider issued for another application would do.
-            validators.add(new JwtClaimValidator<List<String>>(JwtClaimNames.AUD,
-                    audience -> audience != null && audience.contains(jwt.audience())));
-        }
+        validators.add(new JwtClaimValidator<List<String>>(JwtClaimNames.AUD,
+                audience -> audience != null && audience.contains(jwt.audience())));
         return new DelegatingOAuth2TokenValidator<>(validators);
+    }
+
+    /** Without an audience, any token the identity provider issued for another application would do. */
+    private static void requireAudience(LockstepSecurityProperties.Jwt jwt) {
+        if (!LockstepSecurityProperties.Jwt.isSet(jwt.audience())) {
+            throw new StartupCheckFailure("lockstep.security.jwt.audience",
+                    "is not set; every token of the identity provider, issued for any other application, would be accepted.",
+                    "set it to the audience your identity provider puts into the aud claim of tokens for Lockstep (often its"
+                            + " client id), e.g. LOCKSTEP_SECURITY_JWT_AUDIENCE=lockstep.");
+        }
     }
 
     /** Discovery happens now, not at the first request: a wrong issuer URL should stop the startup. */

@@ -21,9 +21,12 @@ public record LockstepSecurityProperties(@DefaultValue List<User> users, @Defaul
 
     /**
      * Where bearer tokens are verified: an OpenID issuer (discovery), a JWK set URL, or a PEM public
-     * key. {@code audience}, when set, must be among the token's {@code aud} values.
+     * key. {@code audience} is required and must be among the token's {@code aud} values.
+     * {@code userIdClaim} names the claim whose value is the caller's user id (default {@code sub}, the
+     * identity provider's stable subject): it must never be a display name a user can change.
      */
-    public record Jwt(String issuerUri, String jwkSetUri, String publicKeyLocation, String audience) {
+    public record Jwt(String issuerUri, String jwkSetUri, String publicKeyLocation, String audience,
+            @DefaultValue(JwtCallerConverter.DEFAULT_USER_ID_CLAIM) String userIdClaim) {
 
         public boolean isConfigured() {
             return isSet(issuerUri) || isSet(jwkSetUri) || isSet(publicKeyLocation);

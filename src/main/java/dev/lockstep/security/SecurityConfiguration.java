@@ -5,6 +5,7 @@ import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -35,7 +36,7 @@ public class SecurityConfiguration {
 
     @Bean
     SecurityFilterChain securityFilterChain(HttpSecurity http, ObjectProvider<UserDetailsService> users,
-            ObjectProvider<JwtDecoder> jwtDecoder) {
+            ObjectProvider<JwtDecoder> jwtDecoder, LockstepSecurityProperties properties) {
         boolean basic = users.getIfAvailable() != null;
         JwtDecoder decoder = jwtDecoder.getIfAvailable();
         if (!basic && decoder == null) {
@@ -81,7 +82,8 @@ public class SecurityConfiguration {
             http.oauth2ResourceServer(resourceServer -> resourceServer
                     .authenticationEntryPoint(entryPoint)
                     .accessDeniedHandler(accessDenied)
-                    .jwt(jwt -> jwt.decoder(decoder).jwtAuthenticationConverter(new JwtCallerConverter())));
+                    .jwt(jwt -> jwt.decoder(decoder).jwtAuthenticationConverter(new JwtCallerConverter(properties.jwt().userIdClaim(),
+                            properties.users().stream().map(LockstepSecurityProperties.User::name).collect(Collectors.toSet())))));
         }
         return http.build();
     }

@@ -89,9 +89,10 @@ public class TaskProjection {
      */
     TaskPage todo(String userId, Collection<String> groups, TaskFilter filter, String cursor, int size) {
         TaskCursor position = cursor == null ? null : TaskCursor.decode(cursor);
-        Query own = filtered(new Query("p.state = 'OPEN' and p.assignee = ?", userId), filter)
+        // never the caller's own applications: whatever put such a task in reach, she does not decide it
+        Query own = filtered(new Query("p.state = 'OPEN' and p.assignee = ? and p.applicant_id <> ?", userId, userId), filter)
                 .after(position, "p.created_at", "p.task_id");
-        Query offered = filtered(new Query("o.group_id = offered_to.group_id"), filter)
+        Query offered = filtered(new Query("o.group_id = offered_to.group_id and p.applicant_id <> ?", userId), filter)
                 .after(position, "o.created_at", "o.task_id");
         String sql = """
                 select p.* from task_projection p join (

@@ -99,7 +99,7 @@ class CountersignTest extends UseCaseIntegrationTest {
         long id = createCountersign("\"ALL\"", null);
         String processInstanceId = submit(api, id);
         Map<String, String> tasks = signerTasks(processInstanceId);
-        assertThat(addSigner("alice", id, "frank").json().get("code").asString()).isEqualTo("NOT_A_SIGNER");
+        assertThat(addSigner("alice", id, "frank").json().get("code").asString()).isEqualTo("APPLICANT_CANNOT_DECIDE");
         assertThat(addSigner("bob", id, "carol").json().get("code").asString()).isEqualTo("ALREADY_A_SIGNER");
 
         Api.Response added = addSigner("bob", id, "frank");

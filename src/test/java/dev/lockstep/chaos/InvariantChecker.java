@@ -152,6 +152,7 @@ public final class InvariantChecker {
                 violations.add("approval record for task " + taskId + " but the engine has not completed that task");
             }
         }
+        checkApplicationEvents(business, apps, instances, violations);
 
         // the todo projection is written in the same transaction as the engine's task changes
         Map<String, String> engineOpen = pairs(workflow, "select id_, coalesce(assignee_, '-') from act_ru_task");
@@ -194,6 +195,41 @@ public final class InvariantChecker {
                         + instances.values().stream().filter(i -> !i.running()).count());
         counts.put("open tasks", openTasks.values().stream().mapToInt(Integer::intValue).sum());
         return new Result(violations, counts, prepared);
+    }
+
+    /**
+     * The trail of withdrawals and terminations: every CANCELED application's last run has exactly one
+     * application_event, of the kind the engine recorded as its outcome; no event without the CANCELED state.
+     */
+    private static void checkApplicationEvents(Connection business, Map<Long, App> apps, Map<String, Instance> instances,
+            List<String> violations) throws SQLException {
+        Map<String, List<String>> eventsByInstance = new HashMap<>();
+        try (Statement s = business.createStatement();
+                ResultSet r = s.executeQuery("select application_id, process_instance_id, kind from application_event")) {
+            while (r.next()) {
+                String instance = r.getString(2);
+                eventsByInstance.computeIfAbsent(instance, k -> new ArrayList<>()).add(r.getString(3));
+                App app = apps.get(r.getLong(1));
+                if (app == null || !"CANCELED".equals(app.status()) || !instance.equals(app.processInstanceId())) {
+                    violations.add("application event " + r.getString(3) + " for application " + r.getLong(1) + " run " + instance
+                            + " but that application is " + (app == null ? "missing" : app.status() + " on run " + app.processInstanceId()));
+                }
+            }
+        }
+        for (App app : apps.values()) {
+            if (!"CANCELED".equals(app.status())) {
+                continue;
+            }
+            List<String> events = eventsByInstance.getOrDefault(app.processInstanceId(), List.of());
+            Instance run = instances.get(app.processInstanceId());
+            if (events.size() != 1) {
+                violations.add("application " + app.id() + " is CANCELED with " + events.size()
+                        + " application event(s) for its run " + app.processInstanceId() + " (expected exactly one)");
+            } else if (run != null && run.outcome() != null && !run.outcome().equals(events.get(0))) {
+                violations.add("application " + app.id() + " has a " + events.get(0) + " event but the engine's outcome is "
+                        + run.outcome());
+            }
+        }
     }
 
     private static long parseId(String key) {

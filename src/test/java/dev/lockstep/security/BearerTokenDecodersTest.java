@@ -26,7 +26,7 @@ class BearerTokenDecodersTest {
     @Test
     void publicKeyFileVerifiesTokensSignedWithItsPrivateKeyOnly() throws Exception {
         Path pem = issuer.writePublicKeyPem(dir.resolve("jwt-public.pem"));
-        JwtDecoder decoder = BearerTokenDecoders.from(jwt(null, null, "file:" + pem, null));
+        JwtDecoder decoder = BearerTokenDecoders.from(jwt(null, null, "file:" + pem, "lockstep"));
 
         assertThat(decoder.decode(issuer.sign(bob)).getClaimAsString("preferred_username")).isEqualTo("bob");
         assertThatThrownBy(() -> decoder.decode(stranger.sign(bob))).isInstanceOf(JwtException.class);
@@ -38,7 +38,7 @@ class BearerTokenDecodersTest {
     void issuerDiscoveryFindsTheKeysAndChecksTheIssuer() throws Exception {
         try (issuer) {
             String issuerUri = issuer.serve();
-            JwtDecoder decoder = BearerTokenDecoders.from(jwt(issuerUri, null, null, null));
+            JwtDecoder decoder = BearerTokenDecoders.from(jwt(issuerUri, null, null, "lockstep"));
 
             assertThat(decoder.decode(issuer.sign(bob.withIssuer(issuerUri))).getSubject()).isEqualTo("subject-of-bob");
             assertThatThrownBy(() -> decoder.decode(issuer.sign(bob.withIssuer("https://elsewhere.example"))))
@@ -56,7 +56,7 @@ class BearerTokenDecodersTest {
     @Test
     void jwkSetUriIsFetchedLazilySoStartupDoesNotNeedTheIdentityProvider() {
         JwtDecoder decoder = BearerTokenDecoders.from(
-                jwt("http://127.0.0.1:1/realms/lockstep", "http://127.0.0.1:1/realms/lockstep/jwks", null, null));
+                jwt("http://127.0.0.1:1/realms/lockstep", "http://127.0.0.1:1/realms/lockstep/jwks", null, "lockstep"));
 
         assertThatThrownBy(() -> decoder.decode(issuer.sign(bob))).isInstanceOf(JwtException.class);
     }
@@ -65,7 +65,7 @@ class BearerTokenDecodersTest {
     void jwkSetUriVerifiesTokensWithThePublishedKeys() throws Exception {
         try (issuer) {
             String issuerUri = issuer.serve();
-            JwtDecoder decoder = BearerTokenDecoders.from(jwt(issuerUri, issuerUri + "/jwks", null, null));
+            JwtDecoder decoder = BearerTokenDecoders.from(jwt(issuerUri, issuerUri + "/jwks", null, "lockstep"));
 
             assertThat(decoder.decode(issuer.sign(bob.withIssuer(issuerUri))).getSubject()).isEqualTo("subject-of-bob");
             assertThatThrownBy(() -> decoder.decode(stranger.sign(bob.withIssuer(issuerUri)))).isInstanceOf(JwtException.class);
@@ -107,7 +107,29 @@ class BearerTokenDecodersTest {
                         .contains("lockstep.security.jwt.public-key-location", "lockstep.security.jwt.jwk-set-uri"));
     }
 
+    @Test
+    void withoutAnAudienceTheStartupStopsNamingTheSetting() throws Exception {
+        Path pem = issuer.writePublicKeyPem(dir.resolve("jwt-public.pem"));
+
+        assertThatThrownBy(() -> BearerTokenDecoders.from(jwt(null, null, "file:" + pem, null)))
+                .isInstanceOfSatisfying(StartupCheckFailure.class,
+                        failure -> assertThat(failure.setting()).isEqualTo("lockstep.security.jwt.audience"));
+        assertThatThrownBy(() -> BearerTokenDecoders.from(jwt(null, null, "file:" + pem, " ")))
+                .isInstanceOfSatisfying(StartupCheckFailure.class,
+                        failure -> assertThat(failure.setting()).isEqualTo("lockstep.security.jwt.audience"));
+    }
+
+    @Test
+    void aDisplayNameAsUserIdClaimStopsTheStartupNamingTheSetting() throws Exception {
+        Path pem = issuer.writePublicKeyPem(dir.resolve("jwt-public.pem"));
+
+        assertThatThrownBy(() -> BearerTokenDecoders.from(new LockstepSecurityProperties.Jwt(null, null, "file:" + pem,
+                "lockstep", "preferred_username")))
+                .isInstanceOfSatisfying(StartupCheckFailure.class,
+                        failure -> assertThat(failure.setting()).isEqualTo("lockstep.security.jwt.user-id-claim"));
+    }
+
     private static LockstepSecurityProperties.Jwt jwt(String issuerUri, String jwkSetUri, String publicKey, String audience) {
-        return new LockstepSecurityProperties.Jwt(issuerUri, jwkSetUri, publicKey, audience);
+        return new LockstepSecurityProperties.Jwt(issuerUri, jwkSetUri, publicKey, audience, "sub");
     }
 }

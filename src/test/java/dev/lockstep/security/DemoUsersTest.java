@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /** Settings meant for external mode must not be silently ignored while the demo users answer. */
 class DemoUsersTest {
 
-    private static final LockstepSecurityProperties.Jwt NO_JWT = new LockstepSecurityProperties.Jwt(null, null, null, null);
+    private static final LockstepSecurityProperties.Jwt NO_JWT = new LockstepSecurityProperties.Jwt(null, null, null, null, "sub");
 
     @Test
     void configuredUsersInEmbeddedModeStopTheStartup() {
@@ -25,7 +25,7 @@ class DemoUsersTest {
     @Test
     void jwtSettingsInEmbeddedModeStopTheStartup() {
         var properties = new LockstepSecurityProperties(List.of(),
-                new LockstepSecurityProperties.Jwt("https://login.example.com/realms/x", null, null, null));
+                new LockstepSecurityProperties.Jwt("https://login.example.com/realms/x", null, null, null, "sub"));
 
         assertThatThrownBy(() -> DemoUsers.refuseExternalSettings(properties))
                 .isInstanceOf(StartupCheckFailure.class).hasMessageStartingWith("lockstep.security.jwt:");

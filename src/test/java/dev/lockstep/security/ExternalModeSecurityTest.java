@@ -8,6 +8,9 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,16 +55,10 @@ class ExternalModeSecurityTest {
     @Test
     void configuredUsersAndPublicKeyTokensLogInDemoUsersDoNot() throws Exception {
         TestTokenIssuer issuer = new TestTokenIssuer("ops-key");
-        Map<String, String> environment = externalMode();
-        environment.put("LOCKSTEP_SECURITY_USERS_0_NAME", "maria");
-        environment.put("LOCKSTEP_SECURITY_USERS_0_PASSWORD", MARIA_PASSWORD_HASH);
-        environment.put("LOCKSTEP_SECURITY_USERS_0_ROLES", "APPROVER");
-        environment.put("LOCKSTEP_SECURITY_USERS_0_GROUPS", "managers,directors");
+        Map<String, String> environment = mariaAndPublicKeyTokens(issuer);
         environment.put("LOCKSTEP_SECURITY_USERS_1_NAME", "ops");
         environment.put("LOCKSTEP_SECURITY_USERS_1_PASSWORD", "{noop}ops-only-in-this-test");
         environment.put("LOCKSTEP_SECURITY_USERS_1_ROLES", "ADMIN");
-        environment.put("LOCKSTEP_SECURITY_JWT_PUBLICKEYLOCATION",
-                "file:" + issuer.writePublicKeyPem(home.resolve("jwt-public.pem")).toAbsolutePath());
 
         try (ServiceProcess service = ServiceProcess.start(home, environment).awaitUp()) {
             JsonNode maria = JSON.readTree(ok(service.get("/api/me", basic("maria", "s3cret"))).body());
@@ -84,9 +81,13 @@ class ExternalModeSecurityTest {
             ok(service.get("/actuator/prometheus", bearer(admin)));
             assertProblem(service.get("/actuator/prometheus", bearer(applicant)), 403, "FORBIDDEN");
             JsonNode pete = JSON.readTree(ok(service.get("/api/me", bearer(applicant))).body());
-            assertThat(pete.get("id").asString()).isEqualTo("pete");
+            assertThat(pete.get("id").asString()).as("the stable subject, not preferred_username").isEqualTo("subject-of-pete");
             assertThat(strings(pete.get("roles"))).containsExactly("APPLICANT");
             assertThat(strings(pete.get("groups"))).containsExactly("legal");
+
+            String posingAsBasicUser = issuer.sign(new TestTokenIssuer.Claims("maria", "maria", List.of("APPROVER"),
+                    List.of("managers"), null, "lockstep", java.time.Instant.now().plusSeconds(600)));
+            assertProblem(service.get("/api/me", bearer(posingAsBasicUser)), 401, "UNAUTHENTICATED");
 
             String forged = new TestTokenIssuer("ops-key").sign(TestTokenIssuer.Claims.of("olga", List.of("ADMIN"), List.of()));
             assertProblem(service.get("/actuator/prometheus", bearer(forged)), 401, "UNAUTHENTICATED");
@@ -123,6 +124,57 @@ class ExternalModeSecurityTest {
         }
     }
 
+    /**
+     * The group-membership path, which the demo users cannot show: pete applies and is also in the
+     * legal group. His user id is his token's subject, the same id signers name; he is refused as a
+     * signer of his own application, and the legal review of it is neither in his todo nor his to decide.
+     */
+    @Test
+    void anApplicantInAnApproverGroupNeverDecidesHisOwnApplication() throws Exception {
+        TestTokenIssuer issuer = new TestTokenIssuer("idp-key");
+        Map<String, String> environment = mariaAndPublicKeyTokens(issuer);
+        String pete = bearer(issuer.sign(TestTokenIssuer.Claims.of("pete", List.of("APPLICANT", "APPROVER"), List.of("legal"))));
+
+        try (ServiceProcess service = ServiceProcess.start(home, environment).awaitUp()) {
+            HttpResponse<String> selfSigned = service.post("/api/applications", pete, """
+                    {"title": "Self-signed", "assetId": 7, "amount": 10, "riskLevel": "LOW", "sensitive": false,
+                     "countersign": {"signers": ["subject-of-pete"], "policy": "ALL"}}""");
+            assertProblem(selfSigned, 422, "SIGNER_IS_APPLICANT");
+            HttpResponse<String> created = service.post("/api/applications", pete, """
+                    {"title": "Own asset", "assetId": 7, "amount": 10, "riskLevel": "HIGH", "sensitive": false}""");
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+            long id = JSON.readTree(created.body()).get("id").asLong();
+            assertThat(JSON.readTree(created.body()).get("applicantId").asString()).isEqualTo("subject-of-pete");
+            ok(service.post("/api/applications/" + id + "/submit", pete, null));
+            String manager = openTask(service, pete, id, "managerApproval");
+            ok(service.post("/api/tasks/" + manager + "/complete", basic("maria", "s3cret"), "{\"decision\":\"APPROVE\"}"));
+            String legal = openTask(service, pete, id, "legalReview");
+
+            assertThat(ok(service.get("/api/tasks?size=100", pete)).body()).doesNotContain(legal);
+            assertProblem(service.post("/api/tasks/" + legal + "/claim", pete, null), 403, "APPLICANT_CANNOT_DECIDE");
+            assertProblem(service.post("/api/tasks/" + legal + "/complete", pete, "{\"decision\":\"APPROVE\"}"), 403,
+                    "APPLICANT_CANNOT_DECIDE");
+            String lena = bearer(issuer.sign(TestTokenIssuer.Claims.of("lena", List.of("APPROVER"), List.of("legal"))));
+            assertProblem(service.post("/api/tasks/" + legal + "/transfer", lena, "{\"userId\":\"subject-of-pete\"}"), 422,
+                    "HANDOVER_TO_APPLICANT");
+
+            try (Connection connection = business.getPostgresDatabase().getConnection();
+                    Statement statement = connection.createStatement();
+                    ResultSet decided = statement.executeQuery(
+                            "select string_agg(approver_id, ',') from approval_record where application_id = " + id)) {
+                decided.next();
+                assertThat(decided.getString(1)).isEqualTo("maria");
+            }
+            assertThat(openTask(service, pete, id, "legalReview")).isEqualTo(legal);
+        }
+    }
+
+    private static String openTask(ServiceProcess service, String authorization, long applicationId, String step) {
+        JsonNode details = JSON.readTree(ok(service.get("/api/applications/" + applicationId, authorization)).body());
+        return details.get("openTasks").valueStream().filter(task -> step.equals(task.get("taskDefinitionKey").asString()))
+                .findFirst().orElseThrow().get("id").asString();
+    }
+
     @Test
     void withoutUsersOrTokensTheStartupStopsNamingTheSetting() throws Exception {
         try (ServiceProcess service = ServiceProcess.start(home, externalMode())) {
@@ -148,6 +200,19 @@ class ExternalModeSecurityTest {
                     .contains("lockstep.security.users[0].password: is not an encoded password")
                     .doesNotContain("hunter2-plain");
         }
+    }
+
+    /** maria (Basic, managers and directors) and tokens signed by {@code issuer} for the audience lockstep. */
+    private Map<String, String> mariaAndPublicKeyTokens(TestTokenIssuer issuer) throws IOException {
+        Map<String, String> environment = externalMode();
+        environment.put("LOCKSTEP_SECURITY_USERS_0_NAME", "maria");
+        environment.put("LOCKSTEP_SECURITY_USERS_0_PASSWORD", MARIA_PASSWORD_HASH);
+        environment.put("LOCKSTEP_SECURITY_USERS_0_ROLES", "APPROVER");
+        environment.put("LOCKSTEP_SECURITY_USERS_0_GROUPS", "managers,directors");
+        environment.put("LOCKSTEP_SECURITY_JWT_PUBLICKEYLOCATION",
+                "file:" + issuer.writePublicKeyPem(home.resolve("jwt-public.pem")).toAbsolutePath());
+        environment.put("LOCKSTEP_SECURITY_JWT_AUDIENCE", "lockstep");
+        return environment;
     }
 
     private static Map<String, String> externalMode() {

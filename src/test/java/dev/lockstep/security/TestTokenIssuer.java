@@ -81,7 +81,7 @@ final class TestTokenIssuer implements AutoCloseable {
                 .claim(JwtCallerConverter.ROLES_CLAIM, claims.roles())
                 .claim(JwtCallerConverter.GROUPS_CLAIM, claims.groups());
         if (claims.username() != null) {
-            set.claim(JwtCallerConverter.USERNAME_CLAIM, claims.username());
+            set.claim("preferred_username", claims.username());
         }
         if (claims.issuer() != null) {
             set.issuer(claims.issuer());

@@ -15,6 +15,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * The service from the test class path in a JVM of its own ({@link ServiceJvm}), configured only
@@ -95,7 +96,24 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     public HttpResponse<String> get(String path, String authorization) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(jvm.baseUrl() + path)).timeout(Duration.ofSeconds(30));
+        return send(HttpRequest.newBuilder(URI.create(jvm.baseUrl() + path)), authorization);
+    }
+
+    /** A JSON POST (no body when {@code json} is null) under a fresh Idempotency-Key. */
+    public HttpResponse<String> post(String path, String authorization, String json) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(jvm.baseUrl() + path))
+                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .header("Accept", "application/json, application/problem+json");
+        if (json == null) {
+            request.POST(HttpRequest.BodyPublishers.noBody());
+        } else {
+            request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+        }
+        return send(request, authorization);
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request, String authorization) {
+        request.timeout(Duration.ofSeconds(30));
         if (authorization != null) {
             request.header("Authorization", authorization);
         }

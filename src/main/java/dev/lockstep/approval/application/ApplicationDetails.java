@@ -5,18 +5,24 @@ import dev.lockstep.approval.ApprovalRecord;
 import dev.lockstep.approval.BindingStatus;
 import dev.lockstep.approval.BusinessProcessBinding;
 import dev.lockstep.approval.Decision;
+import dev.lockstep.approval.trail.ApplicationEvent;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.lockstep.workflow.ApprovalProcess.OpenTask;
 import dev.lockstep.workflow.ReturnMode;
 import java.time.Instant;
 import java.util.List;
+import java.util.stream.IntStream;
 
-/** One application with its process runs, its decisions and the tasks open on it now. */
+/**
+ * One application with its process runs, its decisions, its application-level events (withdrawn,
+ * terminated) and the tasks open on it now.
+ */
 public record ApplicationDetails(
         @JsonUnwrapped ApplicationView application,
         List<Binding> bindings,
         List<Record> approvalRecords,
+        List<Event> events,
         List<OpenTask> openTasks) {
 
     public record Binding(String processInstanceId, String processDefinitionId, int lifecycleNo, BindingStatus status,
@@ -38,5 +44,26 @@ public record ApplicationDetails(
                     r.getDecision(), r.getComment(), r.getApproverId(), r.getRequestId(), r.getDecidedAt(),
                     r.getReturnTarget(), r.getReturnMode());
         }
+    }
+
+    /** A withdrawal or termination: who, when, why, under which request, and the tasks it closed. */
+    public record Event(int lifecycleNo, String processInstanceId, ApplicationEvent.Kind kind, String actorId, String reason,
+            List<ClosedTask> openTasks, String requestId, Instant occurredAt) {
+
+        static Event of(ApplicationEvent e) {
+            List<String> ids = split(e.getOpenTaskIds());
+            List<String> names = split(e.getOpenTaskNames());
+            List<ClosedTask> tasks = IntStream.range(0, ids.size())
+                    .mapToObj(i -> new ClosedTask(ids.get(i), i < names.size() ? names.get(i) : null)).toList();
+            return new Event(e.getLifecycleNo(), e.getProcessInstanceId(), e.getKind(), e.getActorId(), e.getReason(), tasks,
+                    e.getRequestId(), e.getOccurredAt());
+        }
+
+        private static List<String> split(String joined) {
+            return joined == null || joined.isEmpty() ? List.of() : List.of(joined.split(","));
+        }
+    }
+
+    public record ClosedTask(String id, String name) {
     }
 }

@@ -10,6 +10,9 @@ import dev.lockstep.approval.BusinessProcessBinding;
 import dev.lockstep.approval.BusinessProcessBindingRepository;
 import dev.lockstep.approval.PublishStatus;
 import dev.lockstep.approval.RunningApplications;
+import dev.lockstep.approval.SeparationOfDuties;
+import dev.lockstep.approval.trail.ApplicationEvent.Kind;
+import dev.lockstep.approval.trail.ApplicationTrail;
 import dev.lockstep.usecase.UseCaseCall;
 
 import dev.lockstep.operations.TransactionLogContext;
@@ -42,15 +45,18 @@ public class ApplicationLifecycle {
     private final ApprovalRecordRepository records;
     private final ApprovalProcess process;
     private final RunningApplications running;
+    private final ApplicationTrail trail;
     private final Clock clock;
 
     public ApplicationLifecycle(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalRecordRepository records, ApprovalProcess process, RunningApplications running, Clock clock) {
+            ApprovalRecordRepository records, ApprovalProcess process, RunningApplications running, ApplicationTrail trail,
+            Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
         this.process = process;
         this.running = running;
+        this.trail = trail;
         this.clock = clock;
     }
 
@@ -66,6 +72,7 @@ public class ApplicationLifecycle {
         if (countersign != null && countersign.signers().stream().distinct().count() != countersign.signers().size()) {
             throw ApiException.badRequest("INVALID_COUNTERSIGN", "Each signer may appear only once.");
         }
+        SeparationOfDuties.refuseApplicantAsSigner(countersign, caller.id());
         Application draft = Application.draft(request.title().strip(), request.description(), request.assetId(),
                 request.amount(), request.riskLevel(), request.sensitive(), countersign, caller.id(), clock.instant());
         Application created = applications.saveAndFlush(draft);
@@ -79,6 +86,8 @@ public class ApplicationLifecycle {
         call.actsOn(applicationId);
         Caller caller = call.caller();
         Application application = ownApplication(applicationId, caller);
+        // a draft stored before this rule may still name its applicant as a signer
+        SeparationOfDuties.refuseApplicantAsSigner(application.getCountersign(), caller.id());
         Instant now = clock.instant();
         if (applications.beginSubmission(applicationId, caller.id(), application.getRowVersion(), now) == 0) {
             throw notSubmittable(applicationId);
@@ -106,19 +115,22 @@ public class ApplicationLifecycle {
             throw ApiException.conflict("APPROVAL_ALREADY_STARTED",
                     "An approver has already decided on application " + applicationId + "; it can no longer be withdrawn.");
         }
-        return cancel(application, BindingStatus.WITHDRAWN, "Withdrawn by " + caller.id() + ": " + reason);
+        return cancel(application, BindingStatus.WITHDRAWN, Kind.WITHDRAWN, reason, call);
     }
 
-    /** An admin stops a running application for good. */
+    /** An admin stops a running application for good; audited in the hash-chained trail with its reason. */
     public ApplicationView terminate(long applicationId, String reason, UseCaseCall call) {
         call.actsOn(applicationId);
         Application application = load(applicationId);
         lockRunning(application);
-        return cancel(application, BindingStatus.TERMINATED, "Terminated by " + call.caller().id() + ": " + reason);
+        return cancel(application, BindingStatus.TERMINATED, Kind.TERMINATED, reason, call);
     }
 
-    private ApplicationView cancel(Application application, BindingStatus bindingStatus, String reason) {
+    /** Ends the run and leaves its trail entry (who, why, which tasks were open) in the same transaction. */
+    private ApplicationView cancel(Application application, BindingStatus bindingStatus, Kind kind, String why, UseCaseCall call) {
         Instant now = clock.instant();
+        String reason = (kind == Kind.WITHDRAWN ? "Withdrawn by " : "Terminated by ") + call.caller().id() + ": " + why;
+        trail.canceled(application, kind, why, process.openTasks(application.getProcessInstanceId()), call, now);
         process.cancel(application.getProcessInstanceId(), bindingStatus.name(), reason);
         bindings.end(application.getProcessInstanceId(), bindingStatus, now);
         applications.close(application.getId(), ApprovalStatus.CANCELED, PublishStatus.NOT_STARTED, reason, now);

@@ -6,6 +6,7 @@ import dev.lockstep.approval.ApplicationView;
 import dev.lockstep.approval.ApprovalRecordRepository;
 import dev.lockstep.approval.ApprovalStatus;
 import dev.lockstep.approval.BusinessProcessBindingRepository;
+import dev.lockstep.approval.trail.ApplicationTrail;
 
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
@@ -33,13 +34,15 @@ public class ApplicationQueries {
     private final BusinessProcessBindingRepository bindings;
     private final ApprovalRecordRepository records;
     private final TaskProjection tasks;
+    private final ApplicationTrail trail;
 
     public ApplicationQueries(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalRecordRepository records, TaskProjection tasks) {
+            ApprovalRecordRepository records, TaskProjection tasks, ApplicationTrail trail) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
         this.tasks = tasks;
+        this.trail = trail;
     }
 
     public ApplicationDetails details(long applicationId, Caller caller) {
@@ -50,6 +53,7 @@ public class ApplicationQueries {
                 bindings.findByBusinessTypeAndBusinessIdOrderByLifecycleNo(Application.BUSINESS_TYPE, application.businessKey())
                         .stream().map(ApplicationDetails.Binding::of).toList(),
                 records.findByApplicationIdOrderByDecidedAt(applicationId).stream().map(ApplicationDetails.Record::of).toList(),
+                trail.of(applicationId).stream().map(ApplicationDetails.Event::of).toList(),
                 application.getApprovalStatus() == ApprovalStatus.APPROVING
                         ? tasks.openTasksOf(application.getProcessInstanceId()).stream().map(ApplicationQueries::openTask).toList()
                         : List.of());

@@ -8,6 +8,7 @@ import dev.lockstep.approval.handover.HandoverRequest;
 import dev.lockstep.approval.handover.TaskHandover;
 import dev.lockstep.approval.handover.TaskHandover.Kind;
 import dev.lockstep.approval.handover.TaskHandoverRepository;
+import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
 import dev.lockstep.usecase.UseCaseCall;
@@ -52,6 +53,7 @@ public class SignerChanges {
         Application application = lockUndecidedCountersign(applicationId, call.caller());
         call.actsOn(applicationId);
         String processInstanceId = application.getProcessInstanceId();
+        running.refuseHandover(application, countersignTask(processInstanceId).orElseThrow(), request.userId(), Handover.ADD_SIGNER);
         if (process.signers(processInstanceId).contains(request.userId())) {
             throw ApiException.conflict("ALREADY_A_SIGNER", request.userId() + " already signs application " + applicationId + ".");
         }
@@ -90,19 +92,24 @@ public class SignerChanges {
         if (application.getCountersign() == null) {
             throw ApiException.conflict("NOT_A_COUNTERSIGN", "Application " + applicationId + " has no countersign step.");
         }
-        if (running.lock(applicationId, application.getProcessInstanceId()).isEmpty()) {
+        if (running.lockForSigners(applicationId, application.getProcessInstanceId(), caller).isEmpty()) {
             throw ApiException.conflict("COUNTERSIGN_DECIDED", "The countersign of application " + applicationId
                     + " is already decided; signers can no longer change.");
         }
         if (!caller.hasRole(Roles.ADMIN) && signerTask(application.getProcessInstanceId(), caller.id()).isEmpty()) {
             throw ApiException.forbidden("NOT_A_SIGNER", "Only an outstanding signer or an administrator changes the signers.");
         }
-        if (process.openTasks(application.getProcessInstanceId()).stream()
-                .noneMatch(task -> ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey()))) {
+        if (countersignTask(application.getProcessInstanceId()).isEmpty()) {
             throw ApiException.conflict("COUNTERSIGN_NOT_STARTED", "Application " + applicationId
                     + " is still at its manager approval; signers change once the countersign runs.");
         }
         return applications.findById(applicationId).orElseThrow();
+    }
+
+    private Optional<OpenTask> countersignTask(String processInstanceId) {
+        return process.openTasks(processInstanceId).stream()
+                .filter(task -> ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey()))
+                .findFirst();
     }
 
     private Optional<OpenTask> signerTask(String processInstanceId, String userId) {

@@ -1,7 +1,6 @@
 package dev.lockstep.approval.decision;
 
 import static dev.lockstep.approval.RunningApplications.refuseDelegated;
-import static dev.lockstep.approval.RunningApplications.requireOffered;
 
 import dev.lockstep.approval.Application;
 import dev.lockstep.approval.ApplicationView;
@@ -55,7 +54,7 @@ public class TaskDecisions {
     }
 
     public TaskView claim(String taskId, UseCaseCall call) {
-        HeldTask held = running.holdOffered(taskId, call.caller());
+        HeldTask held = running.holdToDecide(taskId, call.caller());
         call.actsOn(held.application().getId());
         if (held.task().assignee() == null) {
             process.claim(taskId, call.caller().id());
@@ -71,7 +70,7 @@ public class TaskDecisions {
                     "A return names the step to go back to: POST /api/tasks/" + taskId + "/return.");
         }
         Caller caller = call.caller();
-        HeldTask held = running.holdOffered(taskId, caller);
+        HeldTask held = running.holdToDecide(taskId, caller);
         call.actsOn(held.application().getId());
         OpenTask task = held.task();
         refuseDelegated(task);
@@ -94,8 +93,7 @@ public class TaskDecisions {
      * refused like the return itself while the task is delegated.
      */
     public List<ReturnTarget> returnTargets(String taskId, Caller caller) {
-        OpenTask task = running.openTask(taskId);
-        requireOffered(task, caller);
+        OpenTask task = running.offeredTask(taskId, caller);
         refuseDelegated(task);
         return process.returnTargets(taskId);
     }
@@ -107,7 +105,7 @@ public class TaskDecisions {
      */
     public ApplicationView returnTo(String taskId, ReturnRequest request, UseCaseCall call) {
         Caller caller = call.caller();
-        HeldTask held = running.holdOffered(taskId, caller);
+        HeldTask held = running.holdToDecide(taskId, caller);
         call.actsOn(held.application().getId());
         OpenTask task = held.task();
         refuseDelegated(task);

@@ -5,6 +5,7 @@ import static dev.lockstep.approval.RunningApplications.refuseDelegated;
 import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.approval.RunningApplications.HeldTask;
 import dev.lockstep.approval.handover.TaskHandover.Kind;
+import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
 import dev.lockstep.todo.TaskProjection;
@@ -52,6 +53,7 @@ public class TaskHandovers {
         call.actsOn(held.application().getId());
         refuseDelegated(held.task());
         refuseSelf(request, caller);
+        running.refuseHandover(held.application(), held.task(), request.userId(), Handover.DELEGATE);
         if (held.task().assignee() == null) {
             process.claim(taskId, caller.id());
         }
@@ -61,7 +63,7 @@ public class TaskHandovers {
 
     /** The delegate hands the task back to its owner. */
     public TaskView resolve(String taskId, CommentRequest request, UseCaseCall call) {
-        HeldTask held = running.hold(taskId);
+        HeldTask held = running.hold(taskId, call.caller());
         call.actsOn(held.application().getId());
         OpenTask task = held.task();
         if (!call.caller().id().equals(task.assignee())) {
@@ -74,13 +76,17 @@ public class TaskHandovers {
         return handedOver(held, Kind.RESOLVE, call.caller().id(), task.owner(), request.comment(), call);
     }
 
-    /** 转办: the task changes hands. Its holder may transfer it; an administrator may transfer any open task. */
+    /**
+     * 转办: the task changes hands. Its holder may transfer it; an administrator may transfer any open
+     * task (but decides none by being one: the task goes to someone else, never to the admin).
+     */
     public TaskView transfer(String taskId, HandoverRequest request, UseCaseCall call) {
         Caller caller = call.caller();
-        HeldTask held = caller.hasRole(Roles.ADMIN) ? running.hold(taskId) : running.holdOffered(taskId, caller);
+        HeldTask held = caller.hasRole(Roles.ADMIN) ? running.hold(taskId, caller) : running.holdOffered(taskId, caller);
         call.actsOn(held.application().getId());
         refuseDelegated(held.task());
         refuseSelf(request, caller);
+        running.refuseHandover(held.application(), held.task(), request.userId(), Handover.TRANSFER);
         process.transfer(taskId, request.userId());
         return handedOver(held, Kind.TRANSFER, held.task().assignee(), request.userId(), request.comment(), call);
     }

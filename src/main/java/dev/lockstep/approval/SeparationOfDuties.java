@@ -1,0 +1,144 @@
+package dev.lockstep.approval;
+
+import dev.lockstep.security.Caller;
+import dev.lockstep.web.ApiException;
+import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.workflow.ApprovalProcess.OpenTask;
+import dev.lockstep.workflow.Countersign;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.util.List;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+
+/**
+ * The separation-of-duties rules, asked by {@link RunningApplications} for every
+ * action on a task and every handover, always with the application's row locked: the decisions it
+ * reads from {@code approval_record} (on the use case's own connection and transaction) are then
+ * all that any concurrent action on the application committed, so two decisions cannot both pass.
+ * <ul>
+ * <li>the applicant never acts on, nor is handed, a task of her own application (always);
+ * <li>the signers of a countersign are distinct people: nobody holds or casts two votes of one
+ * round (always);
+ * <li>one person decides at most one step of an application's run (on the risk levels of
+ * {@link SeparationProperties}).
+ * </ul>
+ */
+@Component
+@EnableConfigurationProperties(SeparationProperties.class)
+public class SeparationOfDuties {
+
+    private final SeparationProperties properties;
+    private final ApprovalProcess process;
+
+    @PersistenceContext
+    private EntityManager entityManager;
+
+    SeparationOfDuties(SeparationProperties properties, ApprovalProcess process) {
+        this.properties = properties;
+        this.process = process;
+    }
+
+    /** At creation: a countersign listing the applicant among its signers would let her decide her own application. */
+    public static void refuseApplicantAsSigner(Countersign countersign, String applicantId) {
+        if (countersign != null && countersign.signers().contains(applicantId)) {
+            throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "SIGNER_IS_APPLICANT",
+                    "The applicant " + applicantId + " cannot sign her own application; name other signers.");
+        }
+    }
+
+    /** Every action on a task of the application: never by its applicant, whatever brought the task to her. */
+    public void refuseApplicant(Application application, Caller caller) {
+        if (application.getApplicantId().equals(caller.id())) {
+            throw ApiException.forbidden("APPLICANT_CANNOT_DECIDE", "You applied for application " + application.getId()
+                    + "; its tasks are decided by others.");
+        }
+    }
+
+    /** Before the caller claims, decides or returns the task: the one-step rule, read from the stored decisions. */
+    public void refuseSecondStep(Application application, OpenTask task, Caller caller) {
+        if (properties.oneStepPerPerson(application.getRiskLevel())) {
+            List<String> others = otherStepsDecidedBy(application, task, caller.id());
+            if (!others.isEmpty()) {
+                throw ApiException.forbidden("DECIDED_ANOTHER_STEP", caller.id() + " already decided " + others
+                        + " of application " + application.getId() + "; on a " + application.getRiskLevel()
+                        + " application one person decides at most one step. Transfer the task to someone else.");
+            }
+        }
+    }
+
+    /**
+     * Before {@code userId} is handed {@code task} (transfer, delegation, added signer): not the
+     * applicant, not someone who already holds or cast a vote of the same countersign round, and
+     * where the one-step rule applies, nobody who decided another step.
+     */
+    public void refuseHandover(Application application, OpenTask task, String userId, Handover handover) {
+        if (application.getApplicantId().equals(userId)) {
+            throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, handover.applicantCode, userId
+                    + " applied for application " + application.getId() + " and cannot be handed any of its tasks.");
+        }
+        if (ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey()) && signsThisRound(application, task, userId)) {
+            throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "ALREADY_A_SIGNER", userId
+                    + " already holds or cast a vote of this countersign; its signers must be distinct people.");
+        }
+        if (handover.decides && properties.oneStepPerPerson(application.getRiskLevel())) {
+            List<String> others = otherStepsDecidedBy(application, task, userId);
+            if (!others.isEmpty()) {
+                throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "DECIDED_ANOTHER_STEP", userId + " already decided "
+                        + others + " of application " + application.getId() + "; on a " + application.getRiskLevel()
+                        + " application one person decides at most one step.");
+            }
+        }
+    }
+
+    /** How a task reaches someone; whether they will decide it and which code refuses the applicant. */
+    public enum Handover {
+        TRANSFER(true, "HANDOVER_TO_APPLICANT"),
+        DELEGATE(false, "HANDOVER_TO_APPLICANT"),
+        ADD_SIGNER(true, "SIGNER_IS_APPLICANT");
+
+        private final boolean decides;
+        private final String applicantCode;
+
+        Handover(boolean decides, String applicantCode) {
+            this.decides = decides;
+            this.applicantCode = applicantCode;
+        }
+    }
+
+    private List<String> otherStepsDecidedBy(Application application, OpenTask task, String userId) {
+        return entityManager.createQuery("""
+                select distinct r.taskDefinitionKey from ApprovalRecord r
+                 where r.applicationId = :application and r.lifecycleNo = :lifecycle and r.approverId = :user
+                   and r.taskDefinitionKey <> :step""", String.class)
+                .setParameter("application", application.getId())
+                .setParameter("lifecycle", application.getLifecycleNo())
+                .setParameter("user", userId)
+                .setParameter("step", task.taskDefinitionKey())
+                .getResultList();
+    }
+
+    /**
+     * Holds an open task of the step (as assignee or as the owner of a delegated one), or cast a vote
+     * on it since the run last came back through a return: a return re-creates the step, a new round.
+     */
+    private boolean signsThisRound(Application application, OpenTask task, String userId) {
+        boolean holds = process.openTasks(task.processInstanceId()).stream()
+                .anyMatch(open -> open.taskDefinitionKey().equals(task.taskDefinitionKey())
+                        && (userId.equals(open.assignee()) || userId.equals(open.owner())));
+        return holds || entityManager.createQuery("""
+                select count(r) from ApprovalRecord r
+                 where r.applicationId = :application and r.lifecycleNo = :lifecycle and r.approverId = :user
+                   and r.taskDefinitionKey = :step
+                   and not exists (select 1 from ApprovalRecord back where back.applicationId = r.applicationId
+                                   and back.lifecycleNo = r.lifecycleNo and back.decision = :returned and back.id >= r.id)""",
+                        Long.class)
+                .setParameter("application", application.getId())
+                .setParameter("lifecycle", application.getLifecycleNo())
+                .setParameter("user", userId)
+                .setParameter("step", task.taskDefinitionKey())
+                .setParameter("returned", Decision.RETURN)
+                .getSingleResult() > 0;
+    }
+}

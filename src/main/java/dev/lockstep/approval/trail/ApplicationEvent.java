@@ -1,0 +1,93 @@
+package dev.lockstep.approval.trail;
+
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.time.Instant;
+
+/**
+ * One application-level event of the trail: a withdrawal or termination of a lifecycle, with who,
+ * when, why and which tasks it closed (their ids and names, comma separated, in the engine's order).
+ */
+@Entity
+@Table(name = "application_event")
+public class ApplicationEvent {
+
+    public enum Kind {
+        WITHDRAWN, TERMINATED
+    }
+
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    private Long id;
+    private long applicationId;
+    private int lifecycleNo;
+    private String processInstanceId;
+    @Enumerated(EnumType.STRING)
+    private Kind kind;
+    private String actorId;
+    private String reason;
+    private String openTaskIds;
+    private String openTaskNames;
+    private String requestId;
+    private Instant occurredAt;
+
+    protected ApplicationEvent() {
+    }
+
+    static ApplicationEvent of(long applicationId, int lifecycleNo, String processInstanceId, Kind kind, String actorId,
+            String reason, String openTaskIds, String openTaskNames, String requestId, Instant occurredAt) {
+        ApplicationEvent event = new ApplicationEvent();
+        event.applicationId = applicationId;
+        event.lifecycleNo = lifecycleNo;
+        event.processInstanceId = processInstanceId;
+        event.kind = kind;
+        event.actorId = actorId;
+        event.reason = reason;
+        event.openTaskIds = openTaskIds;
+        event.openTaskNames = openTaskNames;
+        event.requestId = requestId;
+        event.occurredAt = occurredAt;
+        return event;
+    }
+
+    public int getLifecycleNo() {
+        return lifecycleNo;
+    }
+
+    public String getProcessInstanceId() {
+        return processInstanceId;
+    }
+
+    public Kind getKind() {
+        return kind;
+    }
+
+    public String getActorId() {
+        return actorId;
+    }
+
+    public String getReason() {
+        return reason;
+    }
+
+    public String getOpenTaskIds() {
+        return openTaskIds;
+    }
+
+    public String getOpenTaskNames() {
+        return openTaskNames;
+    }
+
+    public String getRequestId() {
+        return requestId;
+    }
+
+    public Instant getOccurredAt() {
+        return occurredAt;
+    }
+}

@@ -1,0 +1,53 @@
+package dev.lockstep.approval.trail;
+
+import dev.lockstep.approval.Application;
+import dev.lockstep.approval.trail.ApplicationEvent.Kind;
+import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.usecase.UseCaseCall;
+import dev.lockstep.workflow.ApprovalProcess.OpenTask;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.hibernate.Session;
+import org.springframework.stereotype.Component;
+
+/**
+ * Records a withdrawal or termination in the use case's own transaction: the application_event row
+ * and, for a termination (a forced action by an admin), an entry of the hash-chained audit trail.
+ * Both are written on Hibernate's connection of the business XA DataSource, the same branch as the
+ * cancel's other business writes, so they commit or roll back with the cancel.
+ */
+@Component
+public class ApplicationTrail {
+
+    private final ApplicationEventRepository events;
+
+    @PersistenceContext
+    private EntityManager entityManager;
+
+    ApplicationTrail(ApplicationEventRepository events) {
+        this.events = events;
+    }
+
+    /** {@code openTasks}: the run's tasks as they were just before the cancel closed them. */
+    public void canceled(Application application, Kind kind, String reason, List<OpenTask> openTasks, UseCaseCall call,
+            Instant now) {
+        String taskIds = openTasks.stream().map(OpenTask::id).collect(Collectors.joining(","));
+        String taskNames = openTasks.stream().map(OpenTask::name).collect(Collectors.joining(","));
+        String actor = call.caller().id();
+        events.saveAndFlush(ApplicationEvent.of(application.getId(), application.getLifecycleNo(),
+                application.getProcessInstanceId(), kind, actor, reason, taskIds, taskNames, call.requestId(), now));
+        if (kind == Kind.TERMINATED) {
+            String detail = "application #" + application.getId() + " lifecycle " + application.getLifecycleNo()
+                    + " terminated: " + reason + " (open tasks: " + taskIds + ")";
+            entityManager.unwrap(Session.class).doReturningWork(connection ->
+                    AuditTrail.appendOn(connection, now, actor, "APPLICATION_TERMINATED", null, detail));
+        }
+    }
+
+    public List<ApplicationEvent> of(long applicationId) {
+        return events.findByApplicationIdOrderByOccurredAt(applicationId);
+    }
+}
