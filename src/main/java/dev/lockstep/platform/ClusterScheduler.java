@@ -18,35 +18,44 @@ import org.springframework.context.SmartLifecycle;
  */
 public class ClusterScheduler implements SmartLifecycle {
 
-    private final Scheduler scheduler;
-    private volatile boolean running;
+    private final DataSource dataSource;
+    private final String nodeName;
+    private final List<RecurringTask<?>> jobs;
+    private final Duration pollingInterval;
+    private volatile Scheduler scheduler;
 
     /**
      * @param nodeName this node's name in {@code scheduled_tasks.picked_by} (the transaction manager's unique name)
      */
     public ClusterScheduler(DataSource dataSource, String nodeName, List<RecurringTask<?>> jobs, Duration pollingInterval) {
-        this.scheduler = Scheduler.create(dataSource)
-                .startTasks(List.copyOf(jobs))
+        this.dataSource = dataSource;
+        this.nodeName = nodeName;
+        this.jobs = List.copyOf(jobs);
+        this.pollingInterval = pollingInterval;
+    }
+
+    /** A db-scheduler {@link Scheduler} cannot start again once stopped, so every start builds a new one. */
+    @Override
+    public synchronized void start() {
+        scheduler = Scheduler.create(dataSource)
+                .startTasks(jobs)
                 .schedulerName(new SchedulerName.Fixed(nodeName))
                 .pollingInterval(pollingInterval)
                 .threads(2)
                 .build();
-    }
-
-    @Override
-    public void start() {
         scheduler.start();
-        running = true;
     }
 
     @Override
-    public void stop() {
-        scheduler.stop();
-        running = false;
+    public synchronized void stop() {
+        if (scheduler != null) {
+            scheduler.stop();
+            scheduler = null;
+        }
     }
 
     @Override
     public boolean isRunning() {
-        return running;
+        return scheduler != null;
     }
 }
