@@ -1,5 +1,8 @@
 package dev.lockstep.reconciliation;
 
+import com.github.kagkarlsson.scheduler.task.helper.RecurringTask;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import com.github.kagkarlsson.scheduler.task.schedule.FixedDelay;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.approval.ApplicationRepository;
 import dev.lockstep.approval.BusinessProcessBindingRepository;
@@ -20,6 +23,7 @@ import org.activiti.engine.RuntimeService;
 import org.activiti.engine.TaskService;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -44,6 +48,21 @@ class ReconciliationConfiguration {
         List<ReconciliationRule> rules = new ArrayList<>(List.of(ApplicationRule.values()));
         contributed.orderedStream().forEach(rules::add);
         return new ReconciliationRules(List.copyOf(rules));
+    }
+
+    /** The incremental scan as a job of the cluster scheduler: one node at a time, whatever the number of nodes. */
+    @Bean
+    @ConditionalOnBooleanProperty(name = "lockstep.reconciliation.enabled", matchIfMissing = true)
+    RecurringTask<Void> reconciliationIncrementalJob(Reconciliation reconciliation, ReconciliationProperties settings) {
+        return Tasks.recurring("reconciliation-incremental", FixedDelay.of(settings.incrementalInterval()))
+                .execute((instance, context) -> reconciliation.runIncremental());
+    }
+
+    @Bean
+    @ConditionalOnBooleanProperty(name = "lockstep.reconciliation.enabled", matchIfMissing = true)
+    RecurringTask<Void> reconciliationFullSweepJob(Reconciliation reconciliation, ReconciliationProperties settings) {
+        return Tasks.recurring("reconciliation-full-sweep", FixedDelay.of(settings.fullSweepInterval()))
+                .execute((instance, context) -> reconciliation.runFullSweep());
     }
 
     @Bean

@@ -2,12 +2,13 @@ package dev.lockstep.reconciliation;
 
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * Settings {@code lockstep.reconciliation.*}.
  *
- * @param enabled whether this node runs the scans on a timer (API-started runs work either way); the
- *        timer is a stand-in until the platform's one-node-at-a-time scheduler takes it over
+ * @param enabled whether the scans run on the cluster scheduler (one node at a time); API-started runs
+ *        work either way
  * @param incrementalInterval pause between two incremental runs
  * @param fullSweepInterval pause between two full sweeps
  * @param maxApplications applications one run checks at most
@@ -17,7 +18,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param commandSla age after which a workflow_command still PROCESSING is a difference
  */
 @ConfigurationProperties("lockstep.reconciliation")
-public record ReconciliationProperties(boolean enabled, Duration incrementalInterval, Duration fullSweepInterval,
+public record ReconciliationProperties(@DefaultValue("true") boolean enabled, Duration incrementalInterval, Duration fullSweepInterval,
         int maxApplications, Duration maxDuration, Duration settle, Duration commandSla) {
 
     public ReconciliationProperties {

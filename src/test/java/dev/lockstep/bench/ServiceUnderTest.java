@@ -76,7 +76,9 @@ final class ServiceUnderTest implements Closeable {
         jvm.addAll(jvmArgs);
         List<String> arguments = new ArrayList<>(List.of("--lockstep.mode=" + deployment.mode, "--lockstep.home=" + home,
                 "--server.port=" + httpPort,
-                "--lockstep.tm.unique-name=lockstep-bench.tm", "--logging.level.root=WARN"));
+                "--lockstep.tm.unique-name=lockstep-bench.tm", "--logging.level.root=WARN",
+                // nothing in the background while the load is measured
+                "--lockstep.reconciliation.enabled=false"));
         Map<String, String> urls = new java.util.LinkedHashMap<>();
         deployment.databases.forEach((role, database) -> {
             int port = ServiceJvm.freePort();

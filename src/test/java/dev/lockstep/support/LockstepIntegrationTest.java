@@ -20,7 +20,9 @@ import org.springframework.context.annotation.Import;
         "lockstep.embedded.workflow-port=0",
         "lockstep.tm.unique-name=lockstep-it.tm",
         // no polling loop: publishing tests drive OutboxPublisher.publishDue() themselves
-        "lockstep.publish.poll-interval=0s"
+        "lockstep.publish.poll-interval=0s",
+        // no background scan over data the tests break on purpose: reconciliation tests start runs themselves
+        "lockstep.reconciliation.enabled=false"
 })
 @Import({TestDatabases.class, Api.class, InjectedFaults.class})
 public @interface LockstepIntegrationTest {

@@ -40,6 +40,7 @@ public final class SecondNode {
                 "--lockstep.home=" + home,
                 "--lockstep.tm.log-dir=" + home.resolve("atomikos"),
                 "--lockstep.tm.unique-name=" + tmName,
+                "--lockstep.reconciliation.enabled=false",
                 // external mode has no demo users
                 "--lockstep.security.users[0].name=" + DBA,
                 "--lockstep.security.users[0].password={noop}" + PASSWORD,

@@ -38,6 +38,7 @@ public final class ServiceProcess implements AutoCloseable {
         Map<String, String> variables = new HashMap<>();
         // external mode requires an absolute coordinator log directory; a test may set another
         variables.put("LOCKSTEP_TM_LOG_DIR", home.resolve("atomikos").toAbsolutePath().toString());
+        variables.put("LOCKSTEP_RECONCILIATION_ENABLED", "false");
         variables.putAll(environment);
         variables.put("LOCKSTEP_HOME", home.toAbsolutePath().toString());
         variables.put("SERVER_PORT", Integer.toString(port));
