@@ -1,5 +1,6 @@
 package dev.lockstep.security;
 
+import dev.lockstep.browser.BrowserSession;
 import dev.lockstep.xa.StartupCheckFailure;
 import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
@@ -11,7 +12,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
@@ -22,10 +22,9 @@ import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * Who may call what. Stateless on purpose: every request carries its credentials (HTTP Basic or a
- * bearer token), there is no session, and therefore no cookie a cross-site request could ride on,
- * which is why CSRF protection is off. The DBA console is a static page that calls the API with fetch
- * and Basic credentials, so the same holds for it.
+ * Who may call what. API clients are stateless: every request carries its credentials (HTTP Basic or a
+ * bearer token) and needs no CSRF token. The DBA console is a browser application with a form login and a
+ * session cookie, so its state-changing calls carry a CSRF token ({@link BrowserSession}).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(LockstepSecurityProperties.class)
@@ -56,22 +55,27 @@ public class SecurityConfiguration {
         ProblemAuthenticationEntryPoint entryPoint = new ProblemAuthenticationEntryPoint(challenges);
         ProblemAccessDeniedHandler accessDenied = new ProblemAccessDeniedHandler();
 
-        http.csrf(AbstractHttpConfigurer::disable)
-                .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+        http.csrf(BrowserSession::csrf)
+                // only the console's form login opens a session; Basic and Bearer requests stay stateless
+                .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.IF_REQUIRED))
+                .headers(BrowserSession::headers)
                 .authorizeHttpRequests(requests -> requests
                         // An error page renders the outcome of a request that already passed these rules.
                         .dispatcherTypeMatchers(DispatcherType.ERROR).permitAll()
                         .requestMatchers("/actuator/health/**", "/actuator/info").permitAll()
+                        .requestMatchers(HttpMethod.GET, BrowserSession.PUBLIC_PAGE_FILES).permitAll()
                         .requestMatchers("/actuator/**").hasRole(Roles.ADMIN)
                         .requestMatchers("/api/admin/**").hasRole(Roles.ADMIN)
                         .requestMatchers(HttpMethod.GET, "/api/recovery/audit/**").hasAnyRole(Roles.DBA, Roles.AUDITOR)
                         .requestMatchers("/api/recovery/**", "/console/**").hasRole(Roles.DBA)
                         .anyRequest().authenticated())
                 .exceptionHandling(exceptions -> exceptions
-                        .authenticationEntryPoint(entryPoint)
+                        .authenticationEntryPoint(BrowserSession.entryPoint(entryPoint))
                         .accessDeniedHandler(accessDenied));
+        BrowserSession.issueTokenCookie(http);
         if (basic) {
             http.httpBasic(httpBasic -> httpBasic.realmName(REALM).authenticationEntryPoint(entryPoint));
+            BrowserSession.configure(http);
         }
         if (decoder != null) {
             http.oauth2ResourceServer(resourceServer -> resourceServer

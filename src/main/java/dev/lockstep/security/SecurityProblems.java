@@ -18,6 +18,7 @@ final class SecurityProblems {
 
     static final String UNAUTHENTICATED = "UNAUTHENTICATED";
     static final String FORBIDDEN = "FORBIDDEN";
+    static final String CSRF_TOKEN_INVALID = "CSRF_TOKEN_INVALID";
 
     // The builder-based constructor registers Spring's ProblemDetail mixin (flat "code" property).
     private static final JacksonJsonHttpMessageConverter JSON = new JacksonJsonHttpMessageConverter();
