@@ -1,6 +1,8 @@
 package dev.lockstep.security;
 
 import dev.lockstep.browser.BrowserSession;
+import dev.lockstep.login.LoginThrottle;
+import dev.lockstep.login.LoginThrottleFilter;
 import dev.lockstep.xa.StartupCheckFailure;
 import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
@@ -20,6 +22,7 @@ import org.springframework.security.crypto.password.NoOpPasswordEncoder;
 import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.authentication.UsernamePasswordAuthenticationFilter;
 
 /**
  * Who may call what. API clients are stateless: every request carries its credentials (HTTP Basic or a
@@ -34,7 +37,7 @@ public class SecurityConfiguration {
 
     @Bean
     SecurityFilterChain securityFilterChain(HttpSecurity http, ObjectProvider<UserDetailsService> users,
-            ObjectProvider<JwtDecoder> jwtDecoder) {
+            ObjectProvider<JwtDecoder> jwtDecoder, LoginThrottle loginThrottle) {
         boolean basic = users.getIfAvailable() != null;
         JwtDecoder decoder = jwtDecoder.getIfAvailable();
         if (!basic && decoder == null) {
@@ -73,6 +76,8 @@ public class SecurityConfiguration {
                         .authenticationEntryPoint(BrowserSession.entryPoint(entryPoint))
                         .accessDeniedHandler(accessDenied));
         BrowserSession.issueTokenCookie(http);
+        http.addFilterBefore(new LoginThrottleFilter(loginThrottle, BrowserSession.LOGIN_PROCESSING),
+                UsernamePasswordAuthenticationFilter.class);
         if (basic) {
             http.httpBasic(httpBasic -> httpBasic.realmName(REALM).authenticationEntryPoint(entryPoint));
             BrowserSession.configure(http);
