@@ -14,7 +14,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 import org.springframework.security.crypto.password.DelegatingPasswordEncoder;
@@ -58,9 +57,10 @@ public class SecurityConfiguration {
         ProblemAuthenticationEntryPoint entryPoint = new ProblemAuthenticationEntryPoint(challenges);
         ProblemAccessDeniedHandler accessDenied = new ProblemAccessDeniedHandler();
 
+        // Sessions: the default policy, under which only the console's form login opens one (Basic and
+        // Bearer keep their authentication in the request). Setting any policy explicitly would add a
+        // filter that stores every Basic login in a new session.
         http.csrf(BrowserSession::csrf)
-                // only the console's form login opens a session; Basic and Bearer requests stay stateless
-                .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.IF_REQUIRED))
                 .headers(BrowserSession::headers)
                 .authorizeHttpRequests(requests -> requests
                         // An error page renders the outcome of a request that already passed these rules.

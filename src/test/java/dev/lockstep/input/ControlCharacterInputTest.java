@@ -92,6 +92,16 @@ class ControlCharacterInputTest {
         assertThat(refused.json().get("detail").asString()).contains("limit");
     }
 
+    /** Found by the fuzz run: the firewall's refusal used to leave as Spring Boot's JSON, without a code. */
+    @Test
+    void aPathTheFirewallRefusesIsAProblemWithACode() {
+        Api.Response refused = api.get("erin", "/api/tasks/../return-targets");
+
+        assertThat(refused.status()).as(refused.toString()).isEqualTo(400);
+        assertThat(refused.contentType()).startsWith("application/problem+json");
+        assertThat(refused.json().get("code").asString()).isEqualTo("BAD_REQUEST");
+    }
+
     private static void assertValidationFailed(Api.Response refused, String field) {
         assertThat(refused.status()).as(refused.toString()).isEqualTo(400);
         assertThat(refused.contentType()).startsWith("application/problem+json");
