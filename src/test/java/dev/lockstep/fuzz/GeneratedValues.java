@@ -112,7 +112,7 @@ final class GeneratedValues {
         return Arbitraries.frequencyOf(
                 Tuple.of(8, Arbitraries.strings().withChars("0123456789abcdef").ofLength(32).map(key -> (Object) key)),
                 Tuple.of(1, Arbitraries.just(null)),
-                Tuple.of(1, Arbitraries.of("", "has space", "k".repeat(129), "semi;colon", "\u007f")));
+                Tuple.of(1, Arbitraries.of("", "has space", "k".repeat(129), "semi;colon", "tab\there")));
     }
 
     private Arbitrary<Object> enumValue(JsonNode schema) {

@@ -102,6 +102,16 @@ class ControlCharacterInputTest {
         assertThat(refused.json().get("code").asString()).isEqualTo("BAD_REQUEST");
     }
 
+    /** Found by the fuzz run: Tomcat's own refusal of an oversized request line was an HTML page. */
+    @Test
+    void aRequestLineTooLargeForTheServerIsAProblemWithACode() {
+        Api.Response refused = api.get("alice", "/api/applications?applicant=" + "y".repeat(20_000));
+
+        assertThat(refused.status()).as(refused.toString()).isEqualTo(400);
+        assertThat(refused.contentType()).startsWith("application/problem+json");
+        assertThat(refused.json().get("code").asString()).isEqualTo("BAD_REQUEST");
+    }
+
     private static void assertValidationFailed(Api.Response refused, String field) {
         assertThat(refused.status()).as(refused.toString()).isEqualTo(400);
         assertThat(refused.contentType()).startsWith("application/problem+json");
