@@ -12,12 +12,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * Control characters in any text the service is sent are refused at the edge with 400
- * VALIDATION_FAILED naming the field, before a use case runs; query parameters are checked before they
- * reach a statement.
+ * Bad input is refused at the edge: control characters in any text the service is sent with 400
+ * VALIDATION_FAILED naming the field, before a use case runs; query parameters before they reach a
+ * statement; requests refused before any controller (firewall, Tomcat) still as problem+json.
  */
 @LockstepIntegrationTest
-class ControlCharacterInputTest {
+class BadInputTest {
 
     @Autowired Api api;
     @Autowired TestDatabases databases;
@@ -110,6 +110,16 @@ class ControlCharacterInputTest {
         assertThat(refused.status()).as(refused.toString()).isEqualTo(400);
         assertThat(refused.contentType()).startsWith("application/problem+json");
         assertThat(refused.json().get("code").asString()).isEqualTo("BAD_REQUEST");
+    }
+
+    /** Found by the 10,000-request fuzz run: page * size past Integer.MAX_VALUE was a 500 from Spring Data. */
+    @Test
+    void aPageNumberWhoseOffsetNoQueryCanTakeIsRefused() {
+        Api.Response refused = api.get("carol", "/api/applications?status=REJECTED&page=885524884");
+
+        assertThat(refused.status()).as(refused.toString()).isEqualTo(400);
+        assertThat(refused.json().get("code").asString()).isEqualTo("VALIDATION_FAILED");
+        assertThat(refused.json().get("errors").get(0).get("field").asString()).isEqualTo("page");
     }
 
     private static void assertValidationFailed(Api.Response refused, String field) {
