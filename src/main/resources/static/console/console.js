@@ -1,4 +1,4 @@
-// DBA console: a thin client of /api/recovery. Same-origin requests carry the browser's login.
+// DBA console: a thin client of /api/recovery. Same-origin requests carry the session cookie of the form login.
 (function () {
   'use strict';
   // paths are relative to /api/recovery unless they name another API (reconciliation incidents)
@@ -17,13 +17,27 @@
     return node;
   }
 
+  // The session cookie is HttpOnly; the CSRF token is the one cookie script may read, and every
+  // state-changing call echoes it in X-XSRF-TOKEN (docs/security.md).
+  function csrfToken() {
+    const cookie = document.cookie.split('; ').find(c => c.startsWith('XSRF-TOKEN='));
+    return cookie ? decodeURIComponent(cookie.substring('XSRF-TOKEN='.length)) : '';
+  }
+
   async function call(method, path, body) {
+    const headers = { 'Accept': 'application/json' };
+    if (body) headers['Content-Type'] = 'application/json';
+    if (method !== 'GET') headers['X-XSRF-TOKEN'] = csrfToken();
     const response = await fetch(api(path), {
       method,
-      headers: body ? { 'Content-Type': 'application/json', 'Accept': 'application/json' } : { 'Accept': 'application/json' },
+      headers,
       body: body ? JSON.stringify(body) : undefined,
       credentials: 'same-origin'
     });
+    if (response.status === 401) {
+      window.location.assign('/console/login.html?expired');
+      throw new Error('the session ended; log in again');
+    }
     const text = await response.text();
     const json = text ? JSON.parse(text) : null;
     if (!response.ok) {
@@ -292,7 +306,13 @@
     }
   }
 
+  async function logOut() {
+    await fetch('/logout', { method: 'POST', headers: { 'X-XSRF-TOKEN': csrfToken() }, credentials: 'same-origin' });
+    window.location.assign('/console/login.html?logout');
+  }
+
   document.getElementById('scan-now').addEventListener('click', () => refresh(true));
+  document.getElementById('log-out').addEventListener('click', logOut);
   document.getElementById('auto-refresh').addEventListener('change', schedule);
   document.getElementById('proposal-form').addEventListener('submit', submitProposal);
   document.getElementById('p-cancel').addEventListener('click', () => {

@@ -2,6 +2,8 @@ package dev.lockstep.recovery;
 
 import dev.lockstep.security.Caller;
 import dev.lockstep.platform.ConditionalOnXaMode;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -90,8 +92,8 @@ class RecoveryController {
 
     /** Heuristic outcomes Atomikos reported on this node, newest first. */
     @GetMapping("/heuristics")
-    List<Map<String, Object>> heuristics(@RequestParam(defaultValue = "50") int limit) {
-        return heuristics.recent(Math.min(limit, 500));
+    List<Map<String, Object>> heuristics(@RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+        return heuristics.recent(limit);
     }
 
     /** Applications whose business status and process state disagree (checked now). */
@@ -101,8 +103,8 @@ class RecoveryController {
     }
 
     @GetMapping("/resolutions")
-    List<ResolutionService.Resolution> resolutions(@RequestParam(defaultValue = "50") int limit) {
-        return resolutions.recent(Math.min(limit, 500));
+    List<ResolutionService.Resolution> resolutions(@RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+        return resolutions.recent(limit);
     }
 
     @PostMapping("/resolutions")
@@ -123,8 +125,8 @@ class RecoveryController {
     }
 
     @GetMapping("/audit")
-    List<AuditTrail.Entry> audit(@RequestParam(defaultValue = "100") int limit) {
-        return audit.entries(Math.min(limit, 1000));
+    List<AuditTrail.Entry> audit(@RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit) {
+        return audit.entries(limit);
     }
 
     @GetMapping("/audit/verify")

@@ -1,5 +1,8 @@
 package dev.lockstep.security;
 
+import dev.lockstep.browser.BrowserSession;
+import dev.lockstep.login.LoginThrottle;
+import dev.lockstep.login.LoginThrottleFilter;
 import dev.lockstep.platform.StartupCheckFailure;
 import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
@@ -12,8 +15,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
-import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 import org.springframework.security.crypto.password.DelegatingPasswordEncoder;
@@ -21,12 +22,12 @@ import org.springframework.security.crypto.password.NoOpPasswordEncoder;
 import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.authentication.UsernamePasswordAuthenticationFilter;
 
 /**
- * Who may call what. Stateless on purpose: every request carries its credentials (HTTP Basic or a
- * bearer token), there is no session, and therefore no cookie a cross-site request could ride on,
- * which is why CSRF protection is off. The DBA console is a static page that calls the API with fetch
- * and Basic credentials, so the same holds for it.
+ * Who may call what. API clients are stateless: every request carries its credentials (HTTP Basic or a
+ * bearer token) and needs no CSRF token. The DBA console is a browser application with a form login and a
+ * session cookie, so its state-changing calls carry a CSRF token ({@link BrowserSession}).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(LockstepSecurityProperties.class)
@@ -36,7 +37,7 @@ public class SecurityConfiguration {
 
     @Bean
     SecurityFilterChain securityFilterChain(HttpSecurity http, ObjectProvider<UserDetailsService> users,
-            ObjectProvider<JwtDecoder> jwtDecoder, LockstepSecurityProperties properties) {
+            ObjectProvider<JwtDecoder> jwtDecoder, LockstepSecurityProperties properties, LoginThrottle loginThrottle) {
         boolean basic = users.getIfAvailable() != null;
         JwtDecoder decoder = jwtDecoder.getIfAvailable();
         if (!basic && decoder == null) {
@@ -57,12 +58,16 @@ public class SecurityConfiguration {
         ProblemAuthenticationEntryPoint entryPoint = new ProblemAuthenticationEntryPoint(challenges);
         ProblemAccessDeniedHandler accessDenied = new ProblemAccessDeniedHandler();
 
-        http.csrf(AbstractHttpConfigurer::disable)
-                .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+        // Sessions: the default policy, under which only the console's form login opens one (Basic and
+        // Bearer keep their authentication in the request). Setting any policy explicitly would add a
+        // filter that stores every Basic login in a new session.
+        http.csrf(BrowserSession::csrf)
+                .headers(BrowserSession::headers)
                 .authorizeHttpRequests(requests -> requests
                         // An error page renders the outcome of a request that already passed these rules.
                         .dispatcherTypeMatchers(DispatcherType.ERROR).permitAll()
                         .requestMatchers("/actuator/health/**", "/actuator/info").permitAll()
+                        .requestMatchers(HttpMethod.GET, BrowserSession.PUBLIC_PAGE_FILES).permitAll()
                         .requestMatchers("/actuator/**").hasRole(Roles.ADMIN)
                         .requestMatchers(HttpMethod.GET, "/api/admin/outbox/**").hasAnyRole(Roles.ADMIN, Roles.AUDITOR)
                         .requestMatchers(HttpMethod.GET, "/api/admin/reconciliation/incidents/**")
@@ -73,10 +78,14 @@ public class SecurityConfiguration {
                         .requestMatchers("/api/recovery/**", "/console/**").hasRole(Roles.DBA)
                         .anyRequest().authenticated())
                 .exceptionHandling(exceptions -> exceptions
-                        .authenticationEntryPoint(entryPoint)
+                        .authenticationEntryPoint(BrowserSession.entryPoint(entryPoint))
                         .accessDeniedHandler(accessDenied));
+        BrowserSession.issueTokenCookie(http);
+        http.addFilterBefore(new LoginThrottleFilter(loginThrottle, BrowserSession.LOGIN_PROCESSING),
+                UsernamePasswordAuthenticationFilter.class);
         if (basic) {
             http.httpBasic(httpBasic -> httpBasic.realmName(REALM).authenticationEntryPoint(entryPoint));
+            BrowserSession.configure(http);
         }
         if (decoder != null) {
             http.oauth2ResourceServer(resourceServer -> resourceServer

@@ -14,10 +14,11 @@ import org.springframework.http.server.ServletServerHttpResponse;
  * Writes the RFC 9457 bodies of security rejections. These happen in the filter chain, before Spring
  * MVC, so no controller advice can render them.
  */
-final class SecurityProblems {
+public final class SecurityProblems {
 
     static final String UNAUTHENTICATED = "UNAUTHENTICATED";
     static final String FORBIDDEN = "FORBIDDEN";
+    static final String CSRF_TOKEN_INVALID = "CSRF_TOKEN_INVALID";
 
     // The builder-based constructor registers Spring's ProblemDetail mixin (flat "code" property).
     private static final JacksonJsonHttpMessageConverter JSON = new JacksonJsonHttpMessageConverter();
@@ -25,7 +26,7 @@ final class SecurityProblems {
     private SecurityProblems() {
     }
 
-    static void write(HttpServletRequest request, HttpServletResponse response, HttpStatus status, String code,
+    public static void write(HttpServletRequest request, HttpServletResponse response, HttpStatus status, String code,
             String detail) throws IOException {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
         problem.setInstance(URI.create(request.getRequestURI()));

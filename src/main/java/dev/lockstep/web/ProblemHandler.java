@@ -123,9 +123,12 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     @Override
     protected ResponseEntity<Object> handleMethodArgumentNotValid(MethodArgumentNotValidException e, HttpHeaders headers,
             HttpStatusCode status, WebRequest request) {
-        List<Map<String, String>> errors = e.getBindingResult().getFieldErrors().stream()
+        return validationFailed(e.getBindingResult().getFieldErrors().stream()
                 .map(ProblemHandler::fieldError)
-                .toList();
+                .toList());
+    }
+
+    private static ResponseEntity<Object> validationFailed(List<Map<String, String>> errors) {
         ProblemDetail problem = ProblemResponses.problem(HttpStatus.BAD_REQUEST, "VALIDATION_FAILED",
                 "Invalid request: " + String.join(", ", errors.stream().map(m -> m.get("field") + " " + m.get("message")).toList()));
         problem.setProperty("errors", errors);
@@ -135,13 +138,21 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     @Override
     protected ResponseEntity<Object> handleHandlerMethodValidationException(HandlerMethodValidationException e,
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-        return ProblemResponses.response(ProblemResponses.problem(HttpStatus.BAD_REQUEST, "VALIDATION_FAILED",
-                "Invalid request: " + e.getMessage()));
+        return validationFailed(e.getParameterValidationResults().stream()
+                .flatMap(result -> result.getResolvableErrors().stream().map(error -> Map.of(
+                        "field", String.valueOf(result.getMethodParameter().getParameterName()),
+                        "message", String.valueOf(error.getDefaultMessage()))))
+                .toList());
     }
 
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e, HttpHeaders headers,
             HttpStatusCode status, WebRequest request) {
+        var controlCharacter = RequestBodyErrors.controlCharacter(e);
+        if (controlCharacter.isPresent()) {
+            return validationFailed(List.of(Map.of("field", controlCharacter.get().field(),
+                    "message", controlCharacter.get().message())));
+        }
         return ProblemResponses.response(ProblemResponses.problem(HttpStatus.BAD_REQUEST, "MALFORMED_REQUEST",
                 "The request body is not valid JSON for this endpoint: " + RequestBodyErrors.describe(e)));
     }

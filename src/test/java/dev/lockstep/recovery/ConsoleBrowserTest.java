@@ -32,8 +32,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * The DBA console in a real headless Chromium: a DBA sees an orphaned transaction with its
- * evidence and locks, proposes a rollback, is refused as their own approver, and executes it after
+ * The DBA console in a real headless Chromium: a DBA logs in through the form (session cookie, CSRF
+ * token on every action), sees an orphaned transaction with its evidence and locks, proposes a rollback, is refused as their own approver, and executes it after
  * a second DBA approved, the page refreshing by itself. Screenshots go to target/console-screenshots.
  */
 @LockstepIntegrationTest
@@ -95,7 +95,11 @@ class ConsoleBrowserTest {
                 values (?, ?, 'complete', 'application-4711', 'req-4711', 'manager1', 'PREPARING', now())
                 """, gtrid, owner);
 
-        browser.get(api.baseUrl().replace("http://", "http://dba1:" + Api.DEMO_PASSWORD + "@") + "/console/");
+        browser.get(api.baseUrl() + "/console/");
+        wait.until(ExpectedConditions.urlContains("/console/login.html"));
+        browser.findElement(By.id("username")).sendKeys("dba1");
+        browser.findElement(By.id("password")).sendKeys(Api.DEMO_PASSWORD);
+        browser.findElement(By.id("log-in")).click();
         By row = By.cssSelector("tr[data-gtrid='" + gtrid + "']");
         WebElement transaction = wait.until(ExpectedConditions.visibilityOfElementLocated(row));
 

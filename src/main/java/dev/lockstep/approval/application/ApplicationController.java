@@ -54,7 +54,8 @@ public class ApplicationController {
     @GetMapping
     public PageView<ApplicationView> search(@RequestParam(required = false) String applicant,
             @RequestParam(required = false) ApprovalStatus status,
-            @RequestParam(defaultValue = "0") @Min(0) int page,
+            // bounded so that page * size stays a row offset the database query can take
+            @RequestParam(defaultValue = "0") @Min(0) @Max(100_000) int page,
             @RequestParam(defaultValue = "20") @Min(1) @Max(100) int size) {
         return PageView.of(queries.search(applicant, status, page, size, Caller.current()));
     }

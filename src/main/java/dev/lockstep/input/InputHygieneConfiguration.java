@@ -1,0 +1,28 @@
+package dev.lockstep.input;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+import tools.jackson.databind.JacksonModule;
+import tools.jackson.databind.module.SimpleModule;
+
+/**
+ * Refuses control characters at the edge, in one place for every endpoint: in each string of a JSON
+ * body (a Jackson module, so new request types are covered without code) and in each query parameter
+ * and path variable (an MVC interceptor), before any of it reaches a use case or a statement.
+ */
+@Configuration(proxyBeanMethods = false)
+class InputHygieneConfiguration implements WebMvcConfigurer {
+
+    /** Boot registers every {@link JacksonModule} bean in the mapper that reads request bodies. */
+    @Bean
+    JacksonModule controlCharacterModule() {
+        return new SimpleModule("control-characters").addDeserializer(String.class, new ControlCharacterStringDeserializer());
+    }
+
+    @Override
+    public void addInterceptors(InterceptorRegistry registry) {
+        registry.addInterceptor(new RequestParameterCheck());
+    }
+}

@@ -1,0 +1,70 @@
+package dev.lockstep.login;
+
+import dev.lockstep.security.SecurityProblems;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Optional;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Stops a login attempt (HTTP Basic credentials, or the console's login form) by a locked-out user name
+ * or from a locked-out address before any password is checked: 429 problem+json LOGIN_RATE_LIMITED with
+ * Retry-After. Requests without credentials, and bearer tokens (unguessable, issued elsewhere), pass.
+ */
+public final class LoginThrottleFilter extends OncePerRequestFilter {
+
+    static final String CODE = "LOGIN_RATE_LIMITED";
+
+    private final LoginThrottle throttle;
+    private final String loginProcessingUrl;
+
+    public LoginThrottleFilter(LoginThrottle throttle, String loginProcessingUrl) {
+        this.throttle = throttle;
+        this.loginProcessingUrl = loginProcessingUrl;
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        Optional<String> user = attemptedUser(request);
+        Optional<LoginThrottle.Lockout> lockout = user.flatMap(name -> throttle.lockout(name, request.getRemoteAddr()));
+        if (lockout.isEmpty()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        long seconds = Math.max(1, (lockout.get().retryAfter().toMillis() + 999) / 1000);
+        response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
+        SecurityProblems.write(request, response, HttpStatus.TOO_MANY_REQUESTS, CODE,
+                "Too many failed logins " + (lockout.get().scope() == LoginThrottle.Scope.USER ? "for this user" : "from this address")
+                        + "; no attempt is checked for " + seconds + " s. See docs/security.md.");
+    }
+
+    private Optional<String> attemptedUser(HttpServletRequest request) {
+        String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
+        if (authorization != null && authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
+            return Optional.of(basicUser(authorization.substring(6).trim()));
+        }
+        if ("POST".equals(request.getMethod()) && loginProcessingUrl.equals(request.getServletPath())) {
+            return Optional.ofNullable(request.getParameter("username")).or(() -> Optional.of(""));
+        }
+        return Optional.empty();
+    }
+
+    /** The name part of Basic credentials; undecodable ones still count against the address. */
+    private static String basicUser(String encoded) {
+        try {
+            String decoded = new String(Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
+            int colon = decoded.indexOf(':');
+            return colon < 0 ? "" : decoded.substring(0, colon);
+        } catch (IllegalArgumentException e) {
+            return "";
+        }
+    }
+}
