@@ -1,8 +1,8 @@
 package dev.lockstep.security;
 
-import dev.lockstep.browser.BrowserSession;
-import dev.lockstep.login.LoginThrottle;
-import dev.lockstep.login.LoginThrottleFilter;
+import dev.lockstep.security.browser.BrowserSession;
+import dev.lockstep.security.login.LoginThrottle;
+import dev.lockstep.security.login.LoginThrottleFilter;
 import dev.lockstep.platform.StartupCheckFailure;
 import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.lockstep.input;
+package dev.lockstep.web.input;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.lockstep.login;
+package dev.lockstep.security.login;
 
 import dev.lockstep.platform.StartupCheckFailure;
 import io.github.bucket4j.Bucket;

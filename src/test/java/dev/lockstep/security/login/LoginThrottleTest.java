@@ -1,4 +1,4 @@
-package dev.lockstep.login;
+package dev.lockstep.security.login;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.lockstep.input;
+package dev.lockstep.web.input;
 
 import dev.lockstep.web.ApiException;
 import jakarta.servlet.http.HttpServletRequest;

@@ -1,4 +1,4 @@
-package dev.lockstep.login;
+package dev.lockstep.security.login;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;

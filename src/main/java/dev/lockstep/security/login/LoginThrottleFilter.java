@@ -1,4 +1,4 @@
-package dev.lockstep.login;
+package dev.lockstep.security.login;
 
 import dev.lockstep.security.SecurityProblems;
 import jakarta.servlet.FilterChain;

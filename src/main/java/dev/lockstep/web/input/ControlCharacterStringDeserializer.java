@@ -1,4 +1,4 @@
-package dev.lockstep.input;
+package dev.lockstep.web.input;
 
 import tools.jackson.core.JsonParser;
 import tools.jackson.databind.DeserializationContext;

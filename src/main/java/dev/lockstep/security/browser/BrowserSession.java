@@ -1,4 +1,4 @@
-package dev.lockstep.browser;
+package dev.lockstep.security.browser;
 
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package dev.lockstep.input;
+package dev.lockstep.web.input;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
