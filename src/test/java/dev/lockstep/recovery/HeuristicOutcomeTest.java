@@ -9,6 +9,7 @@ import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.InjectedFaults;
 import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.PassiveXaResource;
 import dev.lockstep.support.TestDatabases;
 import java.util.UUID;
 import javax.transaction.xa.XAException;
@@ -86,7 +87,7 @@ class HeuristicOutcomeTest {
     }
 
     /** Votes yes, then reports that it rolled back on its own instead of committing. */
-    private static final class HeuristicRollbackParticipant implements XAResource {
+    private static final class HeuristicRollbackParticipant extends PassiveXaResource {
 
         @Override
         public int prepare(Xid xid) {
@@ -98,40 +99,5 @@ class HeuristicOutcomeTest {
             throw new XAException(XAException.XA_HEURRB);
         }
 
-        @Override
-        public void rollback(Xid xid) {
-        }
-
-        @Override
-        public void start(Xid xid, int flags) {
-        }
-
-        @Override
-        public void end(Xid xid, int flags) {
-        }
-
-        @Override
-        public void forget(Xid xid) {
-        }
-
-        @Override
-        public Xid[] recover(int flag) {
-            return new Xid[0];
-        }
-
-        @Override
-        public boolean isSameRM(XAResource other) {
-            return other == this;
-        }
-
-        @Override
-        public int getTransactionTimeout() {
-            return 0;
-        }
-
-        @Override
-        public boolean setTransactionTimeout(int seconds) {
-            return false;
-        }
     }
 }

@@ -3,10 +3,11 @@ package dev.lockstep.recovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.atomikos.icatch.config.Configuration;
 import com.atomikos.datasource.xa.XATransactionalResource;
+import com.atomikos.icatch.config.Configuration;
 import com.atomikos.icatch.jta.UserTransactionManager;
 import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.PassiveXaResource;
 import dev.lockstep.support.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -106,7 +107,7 @@ class IntentJournalTest {
      * A third XA participant enlisted last, so Atomikos prepares it after the two databases: in its
      * prepare it looks at both from outside, exactly as a DBA would during an outage.
      */
-    static final class PreparedPhaseProbe implements XAResource {
+    static final class PreparedPhaseProbe extends PassiveXaResource {
 
         private final TestDatabases databases;
         String seenGtrid;
@@ -126,45 +127,6 @@ class IntentJournalTest {
             return XA_OK;
         }
 
-        @Override
-        public void commit(Xid xid, boolean onePhase) {
-        }
-
-        @Override
-        public void rollback(Xid xid) {
-        }
-
-        @Override
-        public void start(Xid xid, int flags) {
-        }
-
-        @Override
-        public void end(Xid xid, int flags) {
-        }
-
-        @Override
-        public void forget(Xid xid) {
-        }
-
-        @Override
-        public Xid[] recover(int flag) {
-            return new Xid[0];
-        }
-
-        @Override
-        public boolean isSameRM(XAResource other) {
-            return other == this;
-        }
-
-        @Override
-        public int getTransactionTimeout() {
-            return 0;
-        }
-
-        @Override
-        public boolean setTransactionTimeout(int seconds) {
-            return false;
-        }
     }
 
 }

@@ -15,7 +15,7 @@ import javax.transaction.xa.Xid;
  * prepare, the two database branches have already been prepared, so it reads pg_prepared_xacts on
  * both servers with plain SQL: evidence from the databases themselves that phase one happened on both.
  */
-public class PreparedBranchProbe implements XAResource {
+public class PreparedBranchProbe extends PassiveXaResource {
 
     private static final String RESOURCE_NAME = "lockstep-test-probe";
 
@@ -68,23 +68,6 @@ public class PreparedBranchProbe implements XAResource {
         committed = true;
     }
 
-    @Override
-    public void end(Xid xid, int flags) {
-    }
-
-    @Override
-    public void rollback(Xid xid) {
-    }
-
-    @Override
-    public void forget(Xid xid) {
-    }
-
-    @Override
-    public Xid[] recover(int flag) {
-        return new Xid[0];
-    }
-
     /** All probes count as one resource manager, so the one registered recoverable resource covers them. */
     @Override
     public boolean isSameRM(XAResource other) {
@@ -111,13 +94,4 @@ public class PreparedBranchProbe implements XAResource {
         }
     }
 
-    @Override
-    public int getTransactionTimeout() {
-        return 0;
-    }
-
-    @Override
-    public boolean setTransactionTimeout(int seconds) {
-        return false;
-    }
 }
