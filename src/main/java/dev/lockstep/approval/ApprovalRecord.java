@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.workflow.ReturnMode;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
@@ -8,7 +9,6 @@ import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
-import dev.lockstep.workflow.ReturnMode;
 import java.time.Instant;
 
 /**

@@ -1,15 +1,15 @@
 package dev.lockstep.publish;
 
-import dev.lockstep.delivery.CatalogClient;
-import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.catalog.CatalogConfiguration;
-import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.delivery.CatalogClient;
+import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.recovery.AuditTrail;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Clock;

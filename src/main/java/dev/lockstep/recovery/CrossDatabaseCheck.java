@@ -1,5 +1,6 @@
 package dev.lockstep.recovery;
 
+import dev.lockstep.web.ApiException;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
@@ -10,7 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import dev.lockstep.web.ApiException;
 import org.activiti.engine.HistoryService;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.history.HistoricProcessInstance;

@@ -1,7 +1,7 @@
 package dev.lockstep.security;
 
-import java.util.ArrayList;
 import dev.lockstep.platform.StartupCheckFailure;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.springframework.core.convert.converter.Converter;

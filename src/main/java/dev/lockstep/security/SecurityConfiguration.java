@@ -1,9 +1,9 @@
 package dev.lockstep.security;
 
+import dev.lockstep.platform.StartupCheckFailure;
 import dev.lockstep.security.browser.BrowserSession;
 import dev.lockstep.security.login.LoginThrottle;
 import dev.lockstep.security.login.LoginThrottleFilter;
-import dev.lockstep.platform.StartupCheckFailure;
 import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
 import java.util.List;

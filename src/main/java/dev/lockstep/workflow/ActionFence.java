@@ -2,10 +2,10 @@ package dev.lockstep.workflow;
 
 import dev.lockstep.web.ApiException;
 import java.time.Duration;
+import org.activiti.engine.RuntimeService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
-import org.activiti.engine.RuntimeService;
 import org.springframework.stereotype.Component;
 
 /**

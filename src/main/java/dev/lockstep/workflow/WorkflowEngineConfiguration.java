@@ -1,19 +1,19 @@
 package dev.lockstep.workflow;
 
-import dev.lockstep.todo.TaskProjectionListener;
 import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.todo.TaskProjectionListener;
 import java.io.IOException;
 import java.util.List;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.activiti.engine.HistoryService;
 import org.activiti.engine.ManagementService;
-import org.activiti.engine.delegate.event.ActivitiEventListener;
-import org.activiti.engine.delegate.event.ActivitiEventType;
 import org.activiti.engine.ProcessEngine;
 import org.activiti.engine.RepositoryService;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.TaskService;
+import org.activiti.engine.delegate.event.ActivitiEventListener;
+import org.activiti.engine.delegate.event.ActivitiEventType;
 import org.activiti.spring.ProcessEngineFactoryBean;
 import org.activiti.spring.SpringProcessEngineConfiguration;
 import org.springframework.beans.factory.annotation.Qualifier;

@@ -2,7 +2,6 @@ package dev.lockstep.xa;
 
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.StartupCheckFailure;
-
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,6 @@
 package dev.lockstep.xa;
 
 import dev.lockstep.platform.StartupCheckFailure;
-
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 

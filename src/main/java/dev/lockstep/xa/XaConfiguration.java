@@ -1,15 +1,14 @@
 package dev.lockstep.xa;
 
+import com.atomikos.icatch.config.UserTransactionServiceImp;
+import com.atomikos.icatch.jta.UserTransactionManager;
+import com.atomikos.jdbc.AtomikosDataSourceBean;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.platform.LockstepProperties;
-
-import com.atomikos.icatch.config.UserTransactionServiceImp;
-import com.atomikos.icatch.jta.UserTransactionManager;
-import com.atomikos.jdbc.AtomikosDataSourceBean;
 import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,9 +1,8 @@
 package dev.lockstep.xa;
 
+import com.atomikos.jdbc.AtomikosDataSourceBean;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.StartupCheckFailure;
-
-import com.atomikos.jdbc.AtomikosDataSourceBean;
 import java.util.Properties;
 import javax.sql.XADataSource;
 import org.springframework.beans.BeanWrapperImpl;

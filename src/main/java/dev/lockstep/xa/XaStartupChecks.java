@@ -3,7 +3,6 @@ package dev.lockstep.xa;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.StartupCheckFailure;
-
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -6,6 +6,7 @@ import static dev.lockstep.approval.ApiFlows.openTaskId;
 import static dev.lockstep.approval.ApiFlows.submit;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.atomikos.jdbc.AtomikosDataSourceBean;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.recovery.DecodedXid;
 import dev.lockstep.recovery.PgGidCodec;
@@ -23,11 +24,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import com.atomikos.jdbc.AtomikosDataSourceBean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 
 /**
  * A prepared branch — left by a crashed coordinator of another node, made here with plain SQL —

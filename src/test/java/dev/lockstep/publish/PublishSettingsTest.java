@@ -1,7 +1,7 @@
 package dev.lockstep.publish;
 
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.assertThatNoException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.platform.StartupCheckFailure;
 import java.net.URI;

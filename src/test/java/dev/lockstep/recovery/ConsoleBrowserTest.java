@@ -3,10 +3,10 @@ package dev.lockstep.recovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.platform.DatabaseEndpoints;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

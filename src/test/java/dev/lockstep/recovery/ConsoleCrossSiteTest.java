@@ -2,10 +2,10 @@ package dev.lockstep.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.platform.DatabaseEndpoints;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;

@@ -3,11 +3,12 @@ package dev.lockstep.singledb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.LockstepApplication;
+import dev.lockstep.platform.StartupCheckFailure;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.InjectedFaults;
 import dev.lockstep.support.SingleDatabaseIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.platform.StartupCheckFailure;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.activiti.spring.SpringProcessEngineConfiguration;
@@ -18,7 +19,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.orm.jpa.JpaTransactionManager;
-import dev.lockstep.LockstepApplication;
 
 /**
  * Proof that the single-database mode is one local transaction (seed 000, section 6): the engine

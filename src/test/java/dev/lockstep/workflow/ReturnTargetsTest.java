@@ -9,8 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import org.activiti.bpmn.converter.BpmnXMLConverter;
-import org.activiti.bpmn.model.Process;
 import org.activiti.bpmn.converter.util.InputStreamProvider;
+import org.activiti.bpmn.model.Process;
 import org.junit.jupiter.api.Test;
 
 /** The allowed return targets, read from real BPMN by the engine's own parser: the shipped process and a nested fork. */

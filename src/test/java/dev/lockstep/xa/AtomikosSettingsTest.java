@@ -1,12 +1,10 @@
 package dev.lockstep.xa;
 
-import dev.lockstep.platform.TestProperties;
-
-import dev.lockstep.platform.StartupCheckFailure;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.platform.StartupCheckFailure;
+import dev.lockstep.platform.TestProperties;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,10 +1,9 @@
 package dev.lockstep.xa;
 
-import dev.lockstep.platform.StartupCheckFailure;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.platform.StartupCheckFailure;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.NullAndEmptySource;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -1,13 +1,11 @@
 package dev.lockstep.xa;
 
-import dev.lockstep.platform.TestProperties;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.LockstepProperties;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.lockstep.platform.TestProperties;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,11 +1,10 @@
 package dev.lockstep.xa;
 
-import dev.lockstep.platform.StartupCheckFailure;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.lockstep.LockstepApplication;
+import dev.lockstep.platform.StartupCheckFailure;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Path;

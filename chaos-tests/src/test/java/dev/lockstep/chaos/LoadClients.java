@@ -1,7 +1,7 @@
 package dev.lockstep.chaos;
 
-import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
+import dev.lockstep.chaos.support.LockstepClient;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

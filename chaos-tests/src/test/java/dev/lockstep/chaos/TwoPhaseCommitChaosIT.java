@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
-import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
+import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
 import java.nio.file.Path;
 import java.sql.Connection;

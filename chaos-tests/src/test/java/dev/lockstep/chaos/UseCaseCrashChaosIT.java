@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
-import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
+import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,13 +1,12 @@
 package dev.lockstep.approval.application;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.lockstep.approval.ApplicationView;
 import dev.lockstep.approval.ApprovalRecord;
 import dev.lockstep.approval.BindingStatus;
 import dev.lockstep.approval.BusinessProcessBinding;
 import dev.lockstep.approval.Decision;
 import dev.lockstep.approval.trail.ApplicationEvent;
-
-import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.lockstep.workflow.ApprovalProcess.OpenTask;
 import dev.lockstep.workflow.ReturnMode;
 import java.time.Instant;

@@ -13,15 +13,14 @@ import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.approval.SeparationOfDuties;
 import dev.lockstep.approval.trail.ApplicationEvent.Kind;
 import dev.lockstep.approval.trail.ApplicationTrail;
-import dev.lockstep.usecase.UseCaseCall;
-
 import dev.lockstep.operations.TransactionLogContext;
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
+import dev.lockstep.usecase.UseCaseCall;
 import dev.lockstep.web.ApiException;
+import dev.lockstep.workflow.ApprovalProcess.StartedProcess;
 import dev.lockstep.workflow.ApprovalProcess;
 import dev.lockstep.workflow.Countersign;
-import dev.lockstep.workflow.ApprovalProcess.StartedProcess;
 import java.time.Clock;
 import java.time.Instant;
 import org.slf4j.Logger;

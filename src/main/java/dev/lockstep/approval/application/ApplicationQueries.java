@@ -7,7 +7,6 @@ import dev.lockstep.approval.ApprovalRecordRepository;
 import dev.lockstep.approval.ApprovalStatus;
 import dev.lockstep.approval.BusinessProcessBindingRepository;
 import dev.lockstep.approval.trail.ApplicationTrail;
-
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
 import dev.lockstep.todo.TaskProjection;

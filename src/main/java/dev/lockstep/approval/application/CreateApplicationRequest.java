@@ -1,7 +1,6 @@
 package dev.lockstep.approval.application;
 
 import dev.lockstep.approval.RiskLevel;
-
 import dev.lockstep.workflow.Countersign;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMin;

@@ -1,7 +1,6 @@
 package dev.lockstep.approval.decision;
 
 import dev.lockstep.approval.Decision;
-
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 
