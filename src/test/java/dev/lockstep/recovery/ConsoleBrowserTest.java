@@ -95,11 +95,7 @@ class ConsoleBrowserTest {
                 values (?, ?, 'complete', 'application-4711', 'req-4711', 'manager1', 'PREPARING', now())
                 """, gtrid, owner);
 
-        browser.get(api.baseUrl() + "/console/");
-        wait.until(ExpectedConditions.urlContains("/console/login.html"));
-        browser.findElement(By.id("username")).sendKeys("dba1");
-        browser.findElement(By.id("password")).sendKeys(Api.DEMO_PASSWORD);
-        browser.findElement(By.id("log-in")).click();
+        logInToTheConsoleAs("dba1");
         By row = By.cssSelector("tr[data-gtrid='" + gtrid + "']");
         WebElement transaction = wait.until(ExpectedConditions.visibilityOfElementLocated(row));
 
@@ -158,7 +154,7 @@ class ConsoleBrowserTest {
                 + " where application_id = ? and rule_id = 'TWO_ACTIVE_INSTANCES'", Long.class, application).stream().findFirst()
                 .orElse(null));
 
-        browser.get(api.baseUrl().replace("http://", "http://dba1:" + Api.DEMO_PASSWORD + "@") + "/console/");
+        logInToTheConsoleAs("dba1");
         By row = By.cssSelector("tr[data-incident='" + incident + "']");
         WebElement shown = wait.until(ExpectedConditions.visibilityOfElementLocated(row));
         assertThat(shown.getText()).contains("TWO_ACTIVE_INSTANCES", "OPEN", "#" + application);
@@ -185,6 +181,15 @@ class ConsoleBrowserTest {
                 .containsEntry("proposed_by", "dba1").containsEntry("approved_by", "dba2").containsEntry("executed_by", "dba1")
                 .containsEntry("closed_by", "dba1");
         runtime.deleteProcessInstance(duplicate, "test cleanup: the duplicate of application " + application);
+    }
+
+    /** The console sends a browser to its login form; the session that follows carries the CSRF token. */
+    private void logInToTheConsoleAs(String user) {
+        browser.get(api.baseUrl() + "/console/");
+        wait.until(ExpectedConditions.urlContains("/console/login.html"));
+        browser.findElement(By.id("username")).sendKeys(user);
+        browser.findElement(By.id("password")).sendKeys(Api.DEMO_PASSWORD);
+        browser.findElement(By.id("log-in")).click();
     }
 
     /**
