@@ -3,21 +3,31 @@ package dev.lockstep.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The full benchmark, run by {@code mvn -Pbench verify} against the packaged jar (bench.jar, set by the
  * profile): XA vs single at each client level, the engine-settings stage, then the todo-at-scale and
- * recovery-time stages. Not part of the normal test suite; it asserts only that both deployments completed
- * cycles, that the engine-settings stage ran and that recovery left both databases consistent (after the
- * report is written either way).
+ * recovery-time stages, then publishing. Not part of the normal test suite; it asserts only that both deployments
+ * completed cycles, that the engine-settings stage ran, that recovery left both databases consistent and that
+ * every approval was published (after the report is written either way).
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BenchmarkRun {
 
-    @Test
-    void measureXaAgainstTheSingleDatabaseBaseline() throws Exception {
-        BenchmarkSettings settings = BenchmarkSettings.fromSystemProperties(
+    private static BenchmarkSettings settings() {
+        return BenchmarkSettings.fromSystemProperties(
                 List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"));
+    }
+
+    @Test
+    @Order(1)
+    void measureXaAgainstTheSingleDatabaseBaseline() throws Exception {
+        BenchmarkSettings settings = settings();
         Benchmark.Report report = Benchmark.run(settings);
 
         System.out.println(BenchmarkSummary.markdown(report));
@@ -32,5 +42,17 @@ class BenchmarkRun {
         System.out.println(ScaleAndRecoveryStages.markdown(stages));
         assertThat(stages.recovery().inconsistent()).isEmpty();
         assertThat(stages.recovery().invariantViolations()).isEmpty();
+    }
+
+    /** Alone: {@code mvn -Pbench verify -Dit.test='BenchmarkRun#measurePublishing'} (docs/performance.md). */
+    @Test
+    @Order(2)
+    void measurePublishing() throws Exception {
+        BenchmarkSettings settings = settings();
+        PublishBenchmark.Result result = PublishBenchmark.run(settings, Integer.getInteger("bench.publish-clients", 16));
+        String markdown = PublishBenchmark.markdown(result);
+        ReportFiles.append(settings.outputDir(), Map.of("publishing", result), markdown);
+        System.out.println(markdown);
+        assertThat(result.eventsUnderLoad()).isPositive();
     }
 }

@@ -1,12 +1,8 @@
 package dev.lockstep.bench;
 
 import dev.lockstep.bench.Benchmark.OperationLatency;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Locale;
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
+import java.util.Map;
 
 /**
  * The stages that run after the XA/single comparison, each on its own freshly started XA service:
@@ -14,8 +10,6 @@ import tools.jackson.databind.node.ObjectNode;
  * summary.md the comparison wrote ({@code todoScale} and {@code recovery}).
  */
 final class ScaleAndRecoveryStages {
-
-    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
     record Result(TodoScaleBenchmark.Result todoScale, RecoveryTimeBenchmark.Result recovery) {
     }
@@ -26,13 +20,8 @@ final class ScaleAndRecoveryStages {
     static Result run(BenchmarkSettings settings, TodoScaleBenchmark.Sizes todoSizes, RecoveryTimeBenchmark.Sizes recoverySizes)
             throws Exception {
         Result result = new Result(TodoScaleBenchmark.run(settings, todoSizes), RecoveryTimeBenchmark.run(settings, recoverySizes));
-        Path report = settings.outputDir().resolve("report.json");
-        ObjectNode json = Files.exists(report) ? (ObjectNode) JSON.readTree(report.toFile()) : JSON.createObjectNode();
-        json.set("todoScale", JSON.valueToTree(result.todoScale()));
-        json.set("recovery", JSON.valueToTree(result.recovery()));
-        Files.writeString(report, JSON.writeValueAsString(json));
-        Path summary = settings.outputDir().resolve("summary.md");
-        Files.writeString(summary, (Files.exists(summary) ? Files.readString(summary) + "\n" : "") + markdown(result));
+        ReportFiles.append(settings.outputDir(), Map.of("todoScale", result.todoScale(), "recovery", result.recovery()),
+                markdown(result));
         return result;
     }
 
