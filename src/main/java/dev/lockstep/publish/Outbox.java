@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
@@ -22,10 +23,15 @@ public class Outbox {
     public static final String ASSET_PUBLISH_REQUESTED = "ASSET_PUBLISH_REQUESTED";
 
     private final JsonMapper json = JsonMapper.builder().build();
+    private final ApplicationEventPublisher events;
 
     // persist, not a repository's save: the id is assigned here, and save would read the row first to merge
     @PersistenceContext
     private EntityManager entityManager;
+
+    Outbox(ApplicationEventPublisher events) {
+        this.events = events;
+    }
 
     /** The asset of an approved application is to be published; returns the event id (the catalog's idempotency key). */
     @Transactional(propagation = Propagation.MANDATORY)
@@ -40,7 +46,12 @@ public class Outbox {
         payload.put("approvedAt", now.toString());
         entityManager.persist(OutboxEvent.pending(eventId, publication.aggregateType(), Long.toString(publication.applicationId()),
                 ASSET_PUBLISH_REQUESTED, json.writeValueAsString(payload), now));
+        events.publishEvent(new EventWritten(eventId));
         return eventId;
+    }
+
+    /** An event row was written in the current transaction; this node's publisher looks for it once that commits. */
+    record EventWritten(String eventId) {
     }
 
     /**

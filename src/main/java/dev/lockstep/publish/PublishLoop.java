@@ -1,17 +1,21 @@
 package dev.lockstep.publish;
 
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
+import org.springframework.transaction.event.TransactionalEventListener;
 
 /**
  * Polls the outbox every {@code lockstep.publish.poll-interval} once the service is ready (the
- * in-process catalog must be listening). Several nodes may poll the same outbox: claims skip each
- * other's locked rows and leases keep an event with one node at a time.
+ * in-process catalog must be listening), and at once after a transaction of this node that wrote an
+ * event commits, so that an approval does not wait for the next tick. Several nodes may poll the same
+ * outbox: claims skip each other's locked rows and leases keep an event with one node at a time.
  */
 class PublishLoop implements ApplicationListener<ApplicationReadyEvent>, AutoCloseable {
 
@@ -20,7 +24,9 @@ class PublishLoop implements ApplicationListener<ApplicationReadyEvent>, AutoClo
     private final OutboxPublisher publisher;
     private final PublishConfiguration.CatalogTarget target;
     private final PublishProperties properties;
-    private ScheduledExecutorService executor;
+    private volatile ScheduledExecutorService executor;
+    /** At most one early poll waits in the queue however many commits asked for it. */
+    private final AtomicBoolean earlyPollQueued = new AtomicBoolean();
 
     PublishLoop(OutboxPublisher publisher, PublishConfiguration.CatalogTarget target, PublishProperties properties) {
         this.publisher = publisher;
@@ -51,6 +57,23 @@ class PublishLoop implements ApplicationListener<ApplicationReadyEvent>, AutoClo
         long interval = properties.pollInterval().toMillis();
         executor.scheduleWithFixedDelay(this::poll, interval, interval, TimeUnit.MILLISECONDS);
         log.info("publishing to {} every {}", target.description(), properties.pollInterval());
+    }
+
+    /** After the commit only: an event that rolled back must not be looked for, and the claim needs the row visible. */
+    @TransactionalEventListener
+    void onEventWritten(Outbox.EventWritten written) {
+        ScheduledExecutorService running = executor;
+        if (running == null || !earlyPollQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            running.execute(() -> {
+                earlyPollQueued.set(false);
+                poll();
+            });
+        } catch (RejectedExecutionException closing) {
+            earlyPollQueued.set(false); // shutting down: the next node or start polls it
+        }
     }
 
     private void poll() {
