@@ -80,7 +80,7 @@ public class AuditTrail {
         long seq = 1;
         String prevHash = GENESIS;
         try (Statement last = connection.createStatement();
-                ResultSet row = last.executeQuery("select seq, hash from recovery_audit order by seq desc limit 1")) {
+                ResultSet row = last.executeQuery("select seq, hash from recovery_audit order by seq desc fetch first 1 row only")) {
             if (row.next()) {
                 seq = row.getLong(1) + 1;
                 prevHash = row.getString(2);
@@ -105,7 +105,7 @@ public class AuditTrail {
 
     public List<Entry> entries(int limit) {
         List<Entry> newestFirst = jdbc.query("""
-                select seq, at, actor, action, gtrid, detail, prev_hash, hash from recovery_audit order by seq desc limit ?
+                select seq, at, actor, action, gtrid, detail, prev_hash, hash from recovery_audit order by seq desc fetch first ? rows only
                 """, (row, n) -> new Entry(row.getLong(1), row.getTimestamp(2).toInstant(), row.getString(3),
                 row.getString(4), row.getString(5), row.getString(6), row.getString(7), row.getString(8)), limit);
         return newestFirst;

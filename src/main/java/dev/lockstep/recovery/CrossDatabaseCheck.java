@@ -51,7 +51,7 @@ public class CrossDatabaseCheck {
         }
         List<Row> rows = business.query("""
                 select id, approval_status, process_instance_id, updated_at from application
-                where process_instance_id is not null and updated_at < ? order by updated_at desc limit ?
+                where process_instance_id is not null and updated_at < ? order by updated_at desc fetch first ? rows only
                 """, (row, n) -> new Row(row.getLong(1), row.getString(2), row.getString(3), row.getTimestamp(4).toInstant()),
                 Timestamp.from(clock.instant().minus(settle)), LIMIT);
         if (rows.isEmpty()) {

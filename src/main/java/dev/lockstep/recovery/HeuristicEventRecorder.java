@@ -80,7 +80,7 @@ public class HeuristicEventRecorder implements EventListener {
 
     public List<Map<String, Object>> recent(int limit) {
         return business.queryForList("""
-                select gtrid, participant, state, tm_name, reported_at from recovery_heuristic_event order by id desc limit ?
+                select gtrid, participant, state, tm_name, reported_at from recovery_heuristic_event order by id desc fetch first ? rows only
                 """, limit);
     }
 }

@@ -211,7 +211,7 @@ public class ResolutionService {
     }
 
     public List<Resolution> recent(int limit) {
-        return business.query("select id from recovery_resolution order by id desc limit ?", (row, n) -> row.getLong(1), limit)
+        return business.query("select id from recovery_resolution order by id desc fetch first ? rows only", (row, n) -> row.getLong(1), limit)
                 .stream().map(this::get).toList();
     }
 
