@@ -45,10 +45,13 @@ final class Benchmark {
     record WalPerCycle(double fsyncs, double fsyncMillis, double commits) {
     }
 
-    /** {@code xaPhases}: the service's own XA phase timers over the window (empty for the single database). */
+    /**
+     * {@code xaPhases}: the service's own XA phase timers over the window (empty for the single database);
+     * {@code cpuMillisPerCycle}: CPU of each process per cycle ({@link ProcessCpu}; empty where not measured).
+     */
     record DeploymentResult(double seconds, long cycles, double cyclesPerSecond, double writeTransactionsPerSecond,
             Map<Operation, OperationLatency> operations, Map<String, WalPerCycle> walPerCycle,
-            Map<String, XaPhaseStatistics.PhaseTiming> xaPhases) {
+            Map<String, XaPhaseStatistics.PhaseTiming> xaPhases, Map<String, Double> cpuMillisPerCycle) {
     }
 
     record LevelResult(int clients, DeploymentResult xa, DeploymentResult single, double throughputRatio,
@@ -143,11 +146,14 @@ final class Benchmark {
         Map<String, WalStatistics> before = new LinkedHashMap<>();
         Map<String, WalStatistics> after = new LinkedHashMap<>();
         List<XaPhaseStatistics> phases = new ArrayList<>();
+        List<Map<String, Double>> cpu = new ArrayList<>();
         LoadRun.Result run = LoadRun.run(service.baseUrl(), clients, warmup, window,
                 () -> {
+                    cpu.add(service.cpuSeconds());
                     before.putAll(walStatistics(service));
                     phases.add(XaPhaseStatistics.parse(service.prometheus()));
                 }, () -> {
+                    cpu.add(service.cpuSeconds());
                     after.putAll(walStatistics(service));
                     phases.add(XaPhaseStatistics.parse(service.prometheus()));
                 });
@@ -164,7 +170,7 @@ final class Benchmark {
         });
         return new DeploymentResult(run.seconds(), run.cycles(), run.cyclesPerSecond(),
                 run.cyclesPerSecond() * ApprovalCycleClient.WRITE_TRANSACTIONS_PER_CYCLE, operations, wal,
-                phases.get(1).since(phases.get(0), run.cycles()));
+                phases.get(1).since(phases.get(0), run.cycles()), ProcessCpu.millisPerCycle(cpu.get(0), cpu.get(1), run.cycles()));
     }
 
     private static Map<String, WalStatistics> walStatistics(ServiceUnderTest service) throws SQLException {

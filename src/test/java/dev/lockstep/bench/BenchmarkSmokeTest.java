@@ -34,6 +34,11 @@ class BenchmarkSmokeTest {
         assertThat(level.single().walPerCycle()).containsOnlyKeys("lockstep");
         assertThat(level.xa().xaPhases()).containsKeys("prepare business-db", "prepare workflow-db", "decision log");
         assertThat(level.single().xaPhases()).isEmpty();
+        // Linux: every process of each deployment is found and spent CPU in the window
+        assertThat(level.xa().cpuMillisPerCycle()).containsOnlyKeys(ProcessCpu.SERVICE_JVM, "lockstep_business",
+                "lockstep_workflow", ProcessCpu.LOAD_GENERATOR).allSatisfy((process, millis) -> assertThat(millis).isPositive());
+        assertThat(level.single().cpuMillisPerCycle()).containsOnlyKeys(ProcessCpu.SERVICE_JVM, "lockstep",
+                ProcessCpu.LOAD_GENERATOR).allSatisfy((process, millis) -> assertThat(millis).isPositive());
         assertThat(output.resolve("report.json")).isNotEmptyFile();
         assertThat(output.resolve(LatencyChart.FILE)).isNotEmptyFile();
         assertThat(Files.readString(output.resolve("summary.md"))).contains("| 1 |");

@@ -53,6 +53,7 @@ final class BenchmarkSummary {
             walRows(md, level.clients(), "XA", level.xa());
             walRows(md, level.clients(), "single", level.single());
         }
+        cpuPerCycle(md, report);
         xaPhases(md, report);
         engineSettings(md, report.engineSettings());
         if (report.engineSettingsFailure() != null) {
@@ -60,6 +61,27 @@ final class BenchmarkSummary {
         }
         md.append("\n## Latency chart\n\n![p50 and p99 per operation, XA vs single](").append(report.latencyChart()).append(")\n");
         return md.toString();
+    }
+
+    /** At full cores throughput is the inverse of CPU per cycle: this says which process spends it. */
+    private static void cpuPerCycle(StringBuilder md, Report report) {
+        md.append("\n## CPU per approval cycle by process (/proc, ms)\n\n| clients | deployment | process | CPU ms / cycle |"
+                + "\n|---:|---|---|---:|\n");
+        for (LevelResult level : report.levels()) {
+            cpuRows(md, level.clients(), "XA", level.xa());
+            cpuRows(md, level.clients(), "single", level.single());
+        }
+    }
+
+    private static void cpuRows(StringBuilder md, int clients, String deployment, DeploymentResult result) {
+        if (result.cpuMillisPerCycle().isEmpty()) {
+            md.append(format("| %d | %s | not measured (no /proc) | |%n", clients, deployment));
+            return;
+        }
+        result.cpuMillisPerCycle().forEach((process, millis) -> md.append(format("| %d | %s | %s | %.1f |%n", clients,
+                deployment, process, millis)));
+        md.append(format("| %d | %s | **all** | **%.1f** |%n", clients, deployment,
+                result.cpuMillisPerCycle().values().stream().mapToDouble(Double::doubleValue).sum()));
     }
 
     private static void xaPhases(StringBuilder md, Report report) {

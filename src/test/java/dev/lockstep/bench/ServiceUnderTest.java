@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -44,11 +45,13 @@ final class ServiceUnderTest implements Closeable {
     final Deployment deployment;
     /** database name to JDBC URL, for statistics the harness reads with plain SQL. */
     final Map<String, String> jdbcUrls;
+    private final Path home;
     private final ServiceJvm jvm;
 
-    private ServiceUnderTest(Deployment deployment, Map<String, String> jdbcUrls, ServiceJvm jvm) {
+    private ServiceUnderTest(Deployment deployment, Map<String, String> jdbcUrls, Path home, ServiceJvm jvm) {
         this.deployment = deployment;
         this.jdbcUrls = jdbcUrls;
+        this.home = home;
         this.jvm = jvm;
     }
 
@@ -79,14 +82,14 @@ final class ServiceUnderTest implements Closeable {
                 "--lockstep.tm.unique-name=lockstep-bench.tm", "--logging.level.root=WARN",
                 // nothing in the background while the load is measured
                 "--lockstep.reconciliation.enabled=false"));
-        Map<String, String> urls = new java.util.LinkedHashMap<>();
+        Map<String, String> urls = new LinkedHashMap<>();
         deployment.databases.forEach((role, database) -> {
             int port = ServiceJvm.freePort();
             arguments.add("--lockstep.embedded." + role + "-port=" + port);
             urls.put(database, "jdbc:postgresql://localhost:" + port + "/" + database);
         });
         arguments.addAll(extraArgs);
-        ServiceUnderTest service = new ServiceUnderTest(deployment, urls, ServiceJvm.start(jvm, settings.launch(), arguments,
+        ServiceUnderTest service = new ServiceUnderTest(deployment, urls, home, ServiceJvm.start(jvm, settings.launch(), arguments,
                 Map.of(), settings.outputDir().resolve(logName), httpPort));
         try {
             service.jvm.awaitHealth(STARTUP_LIMIT, status -> status == 200);
@@ -99,6 +102,13 @@ final class ServiceUnderTest implements Closeable {
 
     String baseUrl() {
         return jvm.baseUrl();
+    }
+
+    /** CPU seconds so far of the service JVM, each of its PostgreSQL servers (by database) and the load generator. */
+    Map<String, Double> cpuSeconds() {
+        Map<String, Path> dataDirectories = new LinkedHashMap<>();
+        deployment.databases.forEach((role, database) -> dataDirectories.put(database, home.resolve("pg-" + role)));
+        return ProcessCpu.sample(jvm.pid(), dataDirectories);
     }
 
     /** The Prometheus text the service exposes (as the demo admin erin): the XA phase timers, among others. */

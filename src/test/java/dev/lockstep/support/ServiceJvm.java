@@ -145,6 +145,10 @@ public final class ServiceJvm {
         return process.isAlive();
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
     public int httpPort() {
         return httpPort;
     }
