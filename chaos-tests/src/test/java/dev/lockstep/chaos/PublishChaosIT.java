@@ -47,8 +47,8 @@ class PublishChaosIT {
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
     private static final Duration PUBLISH_WINDOW = Duration.ofSeconds(120);
     /** The publisher's read timeout in these JVMs, and the catalog's late answer that outlasts it (scenario 42). */
-    private static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
-    private static final Duration LATE_ANSWER = Duration.ofSeconds(4);
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(4);
+    private static final Duration LATE_ANSWER = Duration.ofSeconds(8);
 
     private static final String INBOX = "lockstep_catalog_inbox_messages_total";
     private static final String REQUESTS = "http_server_requests_seconds_count";
@@ -80,7 +80,7 @@ class PublishChaosIT {
                 "--lockstep.publish.connect-timeout=1s",
                 "--lockstep.publish.read-timeout=" + READ_TIMEOUT.toSeconds() + "s",
                 // longer than one attempt (2 x (connect + read)), short enough that an orphaned lease expires during a restart
-                "--lockstep.publish.lease=10s",
+                "--lockstep.publish.lease=12s",
                 "--lockstep.publish.poll-interval=500ms",
                 "--lockstep.publish.backoff-initial=1s"));
     }
@@ -107,7 +107,8 @@ class PublishChaosIT {
     /**
      * One failure window of the publish path: where it breaks, how, what the three databases must show at
      * the halt ({@code null}: nothing halts), and what the catalog must have seen by the end: duplicate
-     * deliveries its inbox refused, queries of the event's outcome, and the failed attempts on the event.
+     * deliveries its inbox refused, queries of the event's outcome ({@code null}: not the window's point,
+     * only recorded - on a loaded machine a slow first answer is rightly queried), and the failed attempts.
      */
     enum PublishFault {
         BEFORE_OUTBOX_WRITE("final approval halted before its publish event is written",
@@ -117,21 +118,21 @@ class PublishChaosIT {
                 "Rolled back together: application still APPROVING with publish_status NOT_STARTED, no outbox_event row,"
                         + " the final task still open in the engine, nothing in the catalog. The same decision retried with its"
                         + " Idempotency-Key after the restart then approves, and the event is published once.",
-                new PublishState("APPROVING", "NOT_STARTED", "none", 0, "finalApproval"), 0, 0, 0),
+                new PublishState("APPROVING", "NOT_STARTED", "none", 0, "finalApproval"), 0, null, 0),
         AFTER_COMMIT_BEFORE_PUBLISHER("JVM halted after the final approval committed, before any publisher ran",
                 "right after the final approval's two-phase commit returned (JtaTransactionManager.doCommit), before the"
                         + " request thread answered or ran any after-commit callback, before a publisher claimed the event",
                 "halt-after-approval-commit.btm",
                 "The committed outbox event survives the crash (PENDING, never claimed); the restarted service's publisher"
                         + " delivers it: application PUBLISHED, exactly one asset row in the catalog.",
-                new PublishState("APPROVED", "PENDING", "PENDING", 0, "none"), 0, 0, 0),
+                new PublishState("APPROVED", "PENDING", "PENDING", 0, "none"), 0, null, 0),
         AFTER_CATALOG_BEFORE_MARK("catalog applied the event, publisher halted before marking it PUBLISHED",
                 "the publisher thread, at the exit of CatalogClient.publish with a 2xx answer, before OutboxStore.finish",
                 "halt-after-catalog-answer.btm",
                 "After the restart the event's lease expires and it is sent again under the same event id; the catalog's"
                         + " inbox refuses the second row (one duplicate counted), answers the stored publication, and the event"
                         + " ends PUBLISHED: one asset row, one inbox row.",
-                new PublishState("APPROVED", "PUBLISHING", "PROCESSING", 1, "none"), 1, 0, 1),
+                new PublishState("APPROVED", "PUBLISHING", "PROCESSING", 1, "none"), 1, null, 1),
         CATALOG_TIMEOUT_BUT_APPLIED("catalog times out but did publish",
                 "the publisher's create call: the catalog process commits the publication, then holds its answer "
                         + LATE_ANSWER.toSeconds() + " s, past the publisher's read timeout of " + READ_TIMEOUT.toSeconds() + " s",
@@ -147,11 +148,11 @@ class PublishChaosIT {
         final String expected;
         final PublishState atHalt;
         final int duplicates;
-        final int lookups;
+        final Integer lookups;
         final int failedAttempts;
 
         PublishFault(String title, String faultPoint, String rule, String expected, PublishState atHalt, int duplicates,
-                int lookups, int failedAttempts) {
+                Integer lookups, int failedAttempts) {
             this.title = title;
             this.faultPoint = faultPoint;
             this.rule = rule;
@@ -244,10 +245,11 @@ class PublishChaosIT {
         assertThat(count(h.business, "select retry_count from outbox_event where event_id = ?", eventId))
                 .as("failed attempts on event " + eventId).isEqualTo(fault.failedAttempts);
 
-        Map<String, Double> seen = awaitCatalogCounters(catalogBefore, fault);
+        Map<String, Double> expectedCounts = expectedCatalogCounters(fault);
+        Map<String, Double> seen = awaitCatalogCounters(catalogBefore, expectedCounts);
         s.note("what the catalog process counted during the scenario: " + seen);
         assertThat(seen).as("deliveries the catalog applied and refused, and outcome queries it answered")
-                .isEqualTo(Map.of("applied", 1.0, "duplicates", (double) fault.duplicates, "lookups", (double) fault.lookups));
+                .containsAllEntriesOf(expectedCounts);
         if (fault.rule == null) {
             List<String> held = catalog.logLines("holding the answer to event " + eventId);
             s.faultFired = "catalog process log: " + String.join("\n", held) + "\nthen the publisher asked for the outcome: "
@@ -284,15 +286,22 @@ class PublishChaosIT {
         return counters;
     }
 
+    private static Map<String, Double> expectedCatalogCounters(PublishFault fault) {
+        Map<String, Double> expected = new LinkedHashMap<>(Map.of("applied", 1.0, "duplicates", (double) fault.duplicates));
+        if (fault.lookups != null) {
+            expected.put("lookups", (double) fault.lookups);
+        }
+        return expected;
+    }
+
     /** The counters' growth since {@code before}; a request is counted when its answer is done, so wait briefly for the expected. */
-    private static Map<String, Double> awaitCatalogCounters(Map<String, Double> before, PublishFault fault) {
-        Map<String, Double> expected = Map.of("applied", 1.0, "duplicates", (double) fault.duplicates, "lookups", (double) fault.lookups);
+    private static Map<String, Double> awaitCatalogCounters(Map<String, Double> before, Map<String, Double> expected) {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (true) {
             Map<String, Double> now = catalogCounters();
             Map<String, Double> delta = new LinkedHashMap<>();
             now.forEach((name, value) -> delta.put(name, value - before.get(name)));
-            if (delta.equals(expected) || System.nanoTime() > deadline) {
+            if (delta.entrySet().containsAll(expected.entrySet()) || System.nanoTime() > deadline) {
                 return delta;
             }
             ChaosHarness.sleep(250);
