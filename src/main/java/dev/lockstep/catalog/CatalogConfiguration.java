@@ -34,6 +34,7 @@ public class CatalogConfiguration {
     @Bean(destroyMethod = "close")
     CatalogStore catalogStore(CatalogProperties properties, ObjectProvider<EmbeddedPostgresServers> embedded,
             ObjectProvider<Clock> clock, MeterRegistry meters) {
+        properties.verify();
         DatabaseSettings settings = database(properties, embedded.getIfAvailable());
         HikariConfig config = new HikariConfig();
         config.setPoolName("catalog");

@@ -1,7 +1,10 @@
 package dev.lockstep.catalog;
 
 import dev.lockstep.web.ApiException;
+import java.time.Duration;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -22,12 +25,16 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping(path = "/catalog", produces = "application/json")
 class CatalogController {
 
+    private static final Logger log = LoggerFactory.getLogger(CatalogController.class);
+
     private final CatalogStore store;
     private final String token;
+    private final Duration answerDelay;
 
     CatalogController(CatalogStore store, CatalogProperties properties) {
         this.store = store;
         this.token = properties.token();
+        this.answerDelay = properties.answerDelay();
     }
 
     @PostMapping(path = "/publications", consumes = "application/json")
@@ -47,6 +54,7 @@ class CatalogController {
             throw unprocessable("A publication needs a positive assetId, an applicationId and a title of 1 to 200 characters.");
         }
         CatalogStore.Applied applied = store.publish(eventId, request);
+        holdAnswer(eventId);
         return applied.duplicate()
                 ? ResponseEntity.ok().header("Idempotent-Replayed", "true").body(applied.publication())
                 : ResponseEntity.status(HttpStatus.CREATED).body(applied.publication());
@@ -72,6 +80,22 @@ class CatalogController {
             throw ApiException.notFound("CATALOG_ASSET_UNKNOWN", "The catalog holds no publication of asset " + assetId + ".");
         }
         return new AssetView(assetId, publications);
+    }
+
+    /**
+     * Fault injection, off unless {@code lockstep.catalog.answer-delay} is set: the create has committed,
+     * its answer comes late, so a caller with a shorter read timeout cannot know it was applied.
+     */
+    private void holdAnswer(String eventId) {
+        if (answerDelay.isZero()) {
+            return;
+        }
+        log.warn("holding the answer to event {} for {} after its commit (lockstep.catalog.answer-delay)", eventId, answerDelay);
+        try {
+            Thread.sleep(answerDelay.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void authorize(String authorization) {

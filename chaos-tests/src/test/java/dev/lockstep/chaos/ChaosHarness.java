@@ -67,7 +67,11 @@ final class ChaosHarness implements AutoCloseable {
     /** Every Byteman rule, each armed by its own file; loaded at every start so a restarted service serves the next scenario. */
     static final List<String> RULES = List.of("halt-before-first-prepare.btm", "halt-after-first-prepare.btm",
             "halt-before-commit-decision.btm", "halt-after-commit-decision.btm", "halt-after-first-commit.btm",
-            "stall-past-timeout.btm", "pause-before-business-prepare.btm", "pause-before-workflow-commit.btm");
+            "stall-past-timeout.btm", "pause-before-business-prepare.btm", "pause-before-workflow-commit.btm",
+            "halt-before-outbox-write.btm", "halt-after-approval-commit.btm", "halt-after-catalog-answer.btm");
+
+    /** Settings every service JVM of this harness gets on top of the suite's own (e.g. where to publish). */
+    final List<String> serviceSettings = new ArrayList<>();
 
     /** Starts the service (all rules loaded, none armed) unless it already runs. */
     void ensureService() {
@@ -85,7 +89,8 @@ final class ChaosHarness implements AutoCloseable {
         if (service == null) {
             String workflowUrl = workflowProxy == null ? workflow.jdbcUrl()
                     : "jdbc:postgresql://127.0.0.1:" + workflowProxy.port() + "/" + workflow.database();
-            service = new ServiceProcess(serviceJar, work.resolve("service"), freePort(), business, workflow, workflowUrl);
+            service = new ServiceProcess(serviceJar, work.resolve("service"), freePort(), business, workflow, workflowUrl,
+                    serviceSettings);
             client = new LockstepClient(service.baseUrl());
         }
         if (!service.isAlive()) {

@@ -51,13 +51,19 @@ public final class ServiceProcess {
     private final PostgresServer business;
     private final PostgresServer workflow;
     private final String workflowUrl;
+    private final List<String> settings;
     private ServiceJvm jvm;
     private Timeouts timeouts;
     private int starts;
 
-    /** {@code workflowUrl}: how the service reaches the workflow database (through the test's TCP proxy). */
-    public ServiceProcess(Path jar, Path home, int httpPort, PostgresServer business, PostgresServer workflow, String workflowUrl) {
+    /**
+     * {@code workflowUrl}: how the service reaches the workflow database (through the test's TCP proxy);
+     * {@code settings}: more {@code --name=value} arguments for every start.
+     */
+    public ServiceProcess(Path jar, Path home, int httpPort, PostgresServer business, PostgresServer workflow, String workflowUrl,
+            List<String> settings) {
         this.workflowUrl = workflowUrl;
+        this.settings = List.copyOf(settings);
         this.jar = jar;
         this.home = home;
         this.httpPort = httpPort;
@@ -98,6 +104,7 @@ public final class ServiceProcess {
                 cmd.add("--lockstep.security.users[" + i + "].groups=" + USERS[i][2]);
             }
         }
+        cmd.addAll(settings);
         this.timeouts = timeouts;
         starts++;
         jvm = ServiceJvm.start(jvmArgs, ServiceJvm.jar(jar), cmd, Map.of(), home.resolve("service-" + starts + ".log"), httpPort);
