@@ -22,20 +22,23 @@ import tools.jackson.databind.JsonNode;
  * Measurement, not a CI test (its name ends in Run, so surefire's defaults leave it out): a consistent business database
  * of {@code bench.reconciliation.applications} (100,000) applications, seeded with one INSERT ... SELECT into this
  * context's throwaway embedded databases, then one full sweep and one incremental run through the API, each bounded by
- * nothing but the table. Reports time per run and applications per second (docs/performance.md) and asserts only that
- * every application was scanned and none showed a difference.
+ * the table or {@code bench.reconciliation.max-duration} (3h), whichever comes first, as production bounds a run.
+ * Reports time per run and applications per second (docs/performance.md) and asserts only that the runs scanned and
+ * none showed a difference.
  *
- * <p>Run: {@code nice -n 5 mvn -o test -Dtest=ReconciliationScaleRun -Dsurefire.failIfNoSpecifiedTests=false}
+ * <p>Run (surefire:test alone, so that no second execution of the plugin runs it again):
+ * {@code nice -n 5 mvn -o test-compile surefire:test -Dtest=ReconciliationScaleRun -Dsurefire.failIfNoSpecifiedTests=false}
  */
 @LockstepIntegrationTest
 class ReconciliationScaleRun {
 
     static final int APPLICATIONS = Integer.getInteger("bench.reconciliation.applications", 100_000);
+    static final String MAX_DURATION = System.getProperty("bench.reconciliation.max-duration", "3h");
 
     @DynamicPropertySource
     static void unbounded(DynamicPropertyRegistry properties) {
         properties.add("lockstep.reconciliation.max-applications", () -> Integer.toString(APPLICATIONS));
-        properties.add("lockstep.reconciliation.max-duration", () -> "3h");
+        properties.add("lockstep.reconciliation.max-duration", () -> MAX_DURATION);
     }
 
     @Autowired
@@ -67,14 +70,14 @@ class ReconciliationScaleRun {
                 %s
                 %s
 
-                seeded %d applications by SQL in %d ms
-                """.formatted(row(full), row(incremental), APPLICATIONS, seeded.toMillis());
+                seeded %d applications by SQL in %d ms; max-duration per run %s
+                """.formatted(row(full), row(incremental), APPLICATIONS, seeded.toMillis(), MAX_DURATION);
         System.out.println(report);
         Path output = Path.of("target/bench");
         Files.createDirectories(output);
         Files.writeString(output.resolve("reconciliation-scale.md"), report);
         for (Map<String, Object> run : List.of(full, incremental)) {
-            assertThat(((Number) run.get("applications_scanned")).intValue()).isEqualTo(APPLICATIONS);
+            assertThat(((Number) run.get("applications_scanned")).intValue()).isPositive();
             assertThat(run.get("differences")).as("a consistent database").isEqualTo(0L);
         }
     }
