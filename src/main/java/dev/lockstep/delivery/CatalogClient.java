@@ -71,6 +71,11 @@ public class CatalogClient {
         }
     }
 
+    /** False when no catalog URL is configured (and none runs in this process): every call would fail. */
+    public boolean configured() {
+        return baseUrl != null;
+    }
+
     public URI baseUrl() {
         return baseUrl.get();
     }

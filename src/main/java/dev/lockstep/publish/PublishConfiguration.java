@@ -61,12 +61,16 @@ public class PublishConfiguration {
         return new CatalogTarget(null, null);
     }
 
+    /** The catalog as the publisher sees it; reconciliation asks it the same way. */
     @Bean
-    OutboxPublisher outboxPublisher(OutboxStore store, CatalogTarget target, PublishProperties properties,
-            LockstepProperties lockstep, ObjectProvider<Clock> clock, MeterRegistry meters,
-            RemoteCallOutsideTransaction outsideTransaction) {
-        CatalogClient client = new CatalogClient(target.url(), properties.catalogToken(), properties.connectTimeout(),
-                properties.readTimeout(), outsideTransaction);
+    CatalogClient catalogClient(CatalogTarget target, PublishProperties properties, RemoteCallOutsideTransaction outsideTransaction) {
+        return new CatalogClient(target.url(), properties.catalogToken(), properties.connectTimeout(), properties.readTimeout(),
+                outsideTransaction);
+    }
+
+    @Bean
+    OutboxPublisher outboxPublisher(OutboxStore store, CatalogClient client, PublishProperties properties,
+            LockstepProperties lockstep, ObjectProvider<Clock> clock, MeterRegistry meters) {
         return new OutboxPublisher(store, client, properties, lockstep.tm().uniqueName(), clock.getIfAvailable(Clock::systemUTC),
                 meters);
     }

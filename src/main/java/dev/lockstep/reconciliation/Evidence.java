@@ -1,17 +1,38 @@
 package dev.lockstep.reconciliation;
 
+import dev.lockstep.delivery.CatalogClient.Lookup;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What both databases say about one application at one moment: its business rows and the engine's
- * runtime, history, tasks and jobs for its business key (the application id). The rules judge this
- * alone, and it is stored as the evidence snapshot of a repair or an incident.
+ * runtime, history, tasks and jobs for its business key (the application id), and its {@link Publication}.
+ * The rules judge this alone, and it is stored as the evidence snapshot of a repair or an incident.
  */
 public record Evidence(long applicationId, String approvalStatus, String processInstanceId, String processDefinitionId,
         int lifecycleNo, Instant updatedAt, List<Binding> bindings, List<String> decisions, List<StuckCommand> stuckCommands,
         List<Instance> activeInstances, List<EndedInstance> endedInstances, List<Task> openTasks, List<Job> jobs,
-        List<Task> projectedOpenTasks) {
+        List<Task> projectedOpenTasks, Publication publication) {
+
+    /**
+     * The publishing side: {@code application.publish_status}, the application's outbox events, and what the catalog
+     * said about the published ones ({@code catalog}, event id to answer: asked over HTTP before any transaction, empty
+     * when not asked). {@code overdueBefore} is the read time minus the outbox SLA: a due time or lease end before it
+     * is overdue.
+     */
+    public record Publication(String status, List<OutboxEvent> events, Map<String, Lookup> catalog, Instant overdueBefore) {
+
+        /** Same business facts (status and events); the catalog's answer and the read time are not compared. */
+        boolean sameState(Publication other) {
+            return status.equals(other.status) && events.equals(other.events);
+        }
+    }
+
+    /** An outbox_event row of the application. */
+    public record OutboxEvent(String eventId, String eventType, String status, int retryCount, Instant nextRetryAt,
+            Instant leaseUntil, String lastErrorCode, Instant updatedAt) {
+    }
 
     /** A business_process_binding row. */
     public record Binding(String processInstanceId, String status, int lifecycleNo) {
@@ -65,6 +86,13 @@ public record Evidence(long applicationId, String approvalStatus, String process
         return approvalStatus.equals(other.approvalStatus) && java.util.Objects.equals(processInstanceId, other.processInstanceId)
                 && lifecycleNo == other.lifecycleNo && bindings.equals(other.bindings) && decisions.equals(other.decisions)
                 && activeInstances.stream().map(Instance::id).toList().equals(other.activeInstances.stream().map(Instance::id).toList())
-                && endedInstances.equals(other.endedInstances);
+                && endedInstances.equals(other.endedInstances) && publication.sameState(other.publication);
+    }
+
+    /** This evidence with the catalog's answers about its published events, asked before (never inside) a transaction. */
+    public Evidence withCatalog(Map<String, Lookup> answers) {
+        return new Evidence(applicationId, approvalStatus, processInstanceId, processDefinitionId, lifecycleNo, updatedAt, bindings,
+                decisions, stuckCommands, activeInstances, endedInstances, openTasks, jobs, projectedOpenTasks,
+                new Publication(publication.status(), publication.events(), Map.copyOf(answers), publication.overdueBefore()));
     }
 }

@@ -5,6 +5,7 @@ import dev.lockstep.reconciliation.Evidence.Binding;
 import dev.lockstep.reconciliation.Evidence.EndedInstance;
 import dev.lockstep.reconciliation.Evidence.Instance;
 import dev.lockstep.reconciliation.Evidence.Job;
+import dev.lockstep.reconciliation.Evidence.OutboxEvent;
 import dev.lockstep.reconciliation.Evidence.StuckCommand;
 import dev.lockstep.reconciliation.Evidence.Task;
 import dev.lockstep.workflow.ApprovalProcess;
@@ -14,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.activiti.engine.HistoryService;
 import org.activiti.engine.ManagementService;
@@ -48,16 +50,17 @@ class EvidenceReader {
         this.clock = clock;
     }
 
-    private record Row(String status, String processInstanceId, String processDefinitionId, int lifecycleNo, Instant updatedAt) {
+    private record Row(String status, String processInstanceId, String processDefinitionId, int lifecycleNo, Instant updatedAt,
+            String publishStatus) {
     }
 
     /** Empty when there is no such application. */
     Optional<Evidence> read(JdbcTemplate business, long applicationId) {
         List<Row> rows = business.query("""
-                select approval_status, process_instance_id, process_definition_id, lifecycle_no, updated_at
+                select approval_status, process_instance_id, process_definition_id, lifecycle_no, updated_at, publish_status
                   from application where id = ?
                 """, (rs, n) -> new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4),
-                rs.getTimestamp(5).toInstant()), applicationId);
+                rs.getTimestamp(5).toInstant(), rs.getString(6)), applicationId);
         if (rows.isEmpty()) {
             return Optional.empty();
         }
@@ -98,7 +101,18 @@ class EvidenceReader {
                 .toList();
         return Optional.of(new Evidence(applicationId, application.status(), application.processInstanceId(),
                 application.processDefinitionId(), application.lifecycleNo(), application.updatedAt(), bindings, decisions,
-                stuck, active, ended, open, jobs, projected));
+                stuck, active, ended, open, jobs, projected, publication(business, key, application.publishStatus())));
+    }
+
+    /** The outbox rows of the application; the catalog is not asked here (this may run inside a repair's transaction). */
+    private Evidence.Publication publication(JdbcTemplate business, String key, String publishStatus) {
+        List<OutboxEvent> events = business.query("""
+                select event_id, event_type, event_status, retry_count, next_retry_at, lease_until, last_error_code, updated_at
+                  from outbox_event where aggregate_type = ? and aggregate_id = ? order by created_at, event_id
+                """, (rs, n) -> new OutboxEvent(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4),
+                rs.getTimestamp(5).toInstant(), toInstant(rs.getTimestamp(6)), rs.getString(7), rs.getTimestamp(8).toInstant()),
+                Application.BUSINESS_TYPE, key);
+        return new Evidence.Publication(publishStatus, events, Map.of(), clock.instant().minus(settings.outboxSla()));
     }
 
     private List<Job> jobsOf(String processInstanceId) {
@@ -123,5 +137,9 @@ class EvidenceReader {
 
     private static Instant toInstant(Date date) {
         return date == null ? null : date.toInstant();
+    }
+
+    private static Instant toInstant(Timestamp timestamp) {
+        return timestamp == null ? null : timestamp.toInstant();
     }
 }

@@ -1,5 +1,6 @@
 package dev.lockstep.reconciliation;
 
+import dev.lockstep.delivery.CatalogClient;
 import dev.lockstep.web.ApiException;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -31,56 +32,58 @@ class Incidents {
 
     private final ReconciliationTransaction transaction;
     private final EvidenceReader reader;
+    private final CatalogEvidence catalog;
     private final SafeRepairs repairs;
     private final JdbcTemplate plain;
+    private final ReconciliationDialect dialect;
     private final JsonMapper json;
     private final Clock clock;
 
-    Incidents(ReconciliationTransaction transaction, EvidenceReader reader, SafeRepairs repairs, JdbcTemplate plain,
-            JsonMapper json, Clock clock) {
+    Incidents(ReconciliationTransaction transaction, EvidenceReader reader, CatalogEvidence catalog, SafeRepairs repairs,
+            JdbcTemplate plain, ReconciliationDialect dialect, JsonMapper json, Clock clock) {
         this.transaction = transaction;
         this.reader = reader;
+        this.catalog = catalog;
         this.repairs = repairs;
         this.plain = plain;
+        this.dialect = dialect;
         this.json = json;
         this.clock = clock;
     }
 
     /**
-     * Opens an incident for {@code finding} unless the rule, checked again under the row lock, no longer finds
-     * it or one is already open for the application and rule. Returns the id of a newly opened incident.
+     * Opens an incident for what {@code rule} found on {@code detected} unless the rule, checked again under the row lock
+     * (with the catalog's answers of detection: the catalog is never called in the transaction), no longer finds it or
+     * one is already open for the application and rule. Returns the id of a newly opened incident.
      */
-    Optional<Long> open(ReconciliationRule rule, Finding finding, long applicationId, Long runId, String actor) {
+    Optional<Long> open(ReconciliationRule rule, Evidence detected, Long runId, String actor) {
+        long applicationId = detected.applicationId();
         return transaction.run(work -> {
             work.lockApplication(applicationId);
-            Optional<Evidence> now = work.sql(business -> reader.read(business, applicationId));
+            Optional<Evidence> now = work.sql(business -> reader.read(business, applicationId))
+                    .map(read -> read.withCatalog(detected.publication().catalog()));
             Optional<Finding> again = now.flatMap(rule::check).filter(f -> f.classification() == Classification.INCIDENT);
             if (again.isEmpty()) {
                 return Optional.<Long>empty();
             }
-            List<Long> opened = work.sql(business -> business.queryForList("""
-                    insert into reconciliation_incident (application_id, process_instance_id, process_definition_id, rule_id,
-                           difference, evidence, state, opened_by, opened_at)
-                    values (?, ?, ?, ?, ?, ?, 'OPEN', ?, ?)
-                    on conflict (application_id, rule_id) where state <> 'CLOSED' do nothing
-                    returning id
-                    """, Long.class, applicationId, again.get().processInstanceId(), again.get().processDefinitionId(),
-                    rule.id(), truncate(again.get().difference()), json.writeValueAsString(now.get()), actor, now()));
+            Optional<Long> opened = work.sql(business -> dialect.insertIncident(business, applicationId,
+                    again.get().processInstanceId(), again.get().processDefinitionId(), rule.id(), truncate(again.get().difference()),
+                    json.writeValueAsString(now.get()), actor, now()));
             if (opened.isEmpty()) {
                 return Optional.<Long>empty();
             }
-            work.audit(actor, "INCIDENT_OPENED", "incident #" + opened.get(0) + " application " + applicationId + " rule "
+            work.audit(actor, "INCIDENT_OPENED", "incident #" + opened.get() + " application " + applicationId + " rule "
                     + rule.id() + " (run " + runId + "): " + again.get().difference());
-            return Optional.of(opened.get(0));
+            return opened;
         });
     }
 
     List<Map<String, Object>> list(String state, String ruleId, Long applicationId) {
         return plain.queryForList("""
                 select * from reconciliation_incident
-                 where (?::varchar is null or state = ?) and (?::varchar is null or rule_id = ?)
-                   and (?::bigint is null or application_id = ?)
-                 order by id desc limit 500
+                 where (cast(? as varchar(16)) is null or state = ?) and (cast(? as varchar(64)) is null or rule_id = ?)
+                   and (cast(? as numeric(19)) is null or application_id = ?)
+                 order by id desc fetch first 500 rows only
                 """, state, state, ruleId, ruleId, applicationId, applicationId);
     }
 
@@ -132,13 +135,16 @@ class Incidents {
         }
         long applicationId = ((Number) incident.get("application_id")).longValue();
         String ruleId = (String) incident.get("rule_id");
+        // the catalog's answers now, before the transaction that must not call it
+        Map<String, CatalogClient.Lookup> catalogNow = reader.read(plain, applicationId).map(catalog::attach)
+                .map(read -> read.publication().catalog()).orElse(Map.of());
         String refusal = transaction.run(work -> {
             work.lockApplication(applicationId);
             if (work.sql(business -> business.update(
                     "update reconciliation_incident set state = state where id = ? and state = 'APPROVED'", id)) == 0) {
                 return "INCIDENT_NOT_APPROVED";
             }
-            Evidence before = work.sql(business -> reader.read(business, applicationId)).orElseThrow();
+            Evidence before = work.sql(business -> reader.read(business, applicationId)).orElseThrow().withCatalog(catalogNow);
             String command = switch (fix) {
                 case CLOSE_WITHOUT_CHANGE -> "none: evidence reviewed, no change";
                 case MANUAL -> commandUsed;
@@ -175,7 +181,7 @@ class Incidents {
     }
 
     private String safeRepair(ReconciliationTransaction.Work work, long incidentId, String ruleId, Evidence before, String actor) {
-        Optional<Finding> finding = ApplicationRule.valueOf(ruleId).check(before)
+        Optional<Finding> finding = BuiltInRules.byId(ruleId).check(before)
                 .filter(f -> f.classification() == Classification.REPAIRABLE);
         if (finding.isEmpty()) {
             return null;
@@ -202,7 +208,7 @@ class Incidents {
 
     private static String differences(Evidence evidence) {
         List<String> found = new ArrayList<>();
-        for (ApplicationRule rule : ApplicationRule.values()) {
+        for (ReconciliationRule rule : BuiltInRules.ALL) {
             rule.check(evidence).ifPresent(f -> found.add(f.ruleId()));
         }
         return found.isEmpty() ? "none" : String.join(", ", found);

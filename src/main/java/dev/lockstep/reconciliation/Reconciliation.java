@@ -31,44 +31,53 @@ public class Reconciliation {
 
     private final List<ReconciliationRule> rules;
     private final EvidenceReader reader;
+    private final CatalogEvidence catalog;
     private final SafeRepairs repairs;
     private final Incidents incidents;
     private final ReconciliationSignals signals;
     private final JdbcTemplate plain;
     private final ExecutorService executor;
     private final ReconciliationProperties settings;
+    private final ReconciliationDialect dialect;
     private final Clock clock;
 
-    Reconciliation(List<ReconciliationRule> rules, EvidenceReader reader, SafeRepairs repairs, Incidents incidents,
-            ReconciliationSignals signals, JdbcTemplate plain, ExecutorService executor, ReconciliationProperties settings,
-            Clock clock) {
+    Reconciliation(List<ReconciliationRule> rules, EvidenceReader reader, CatalogEvidence catalog, SafeRepairs repairs,
+            Incidents incidents, ReconciliationSignals signals, JdbcTemplate plain, ExecutorService executor,
+            ReconciliationProperties settings, ReconciliationDialect dialect, Clock clock) {
         this.rules = rules;
         this.reader = reader;
+        this.catalog = catalog;
         this.repairs = repairs;
         this.incidents = incidents;
         this.signals = signals;
         this.plain = plain;
         this.executor = executor;
         this.settings = settings;
+        this.dialect = dialect;
         this.clock = clock;
     }
 
-    /** Queues an incremental run; returns its id. */
-    public long runIncremental() {
-        return start(Kind.INCREMENTAL, SYSTEM_ACTOR);
-    }
-
-    /** Queues a full sweep; returns its id. */
-    public long runFullSweep() {
-        return start(Kind.FULL, SYSTEM_ACTOR);
-    }
-
+    /** Queues a run on the reconciliation thread (an operator's, through the API); returns its id. */
     long start(Kind kind, String requestedBy) {
-        Long id = plain.queryForObject("""
-                insert into reconciliation_run (kind, state, requested_by, requested_at) values (?, 'QUEUED', ?, ?) returning id
-                """, Long.class, kind.name(), requestedBy, Timestamp.from(clock.instant()));
+        long id = queue(kind, requestedBy);
         executor.execute(() -> execute(id, kind));
         return id;
+    }
+
+    /**
+     * Runs one on the calling thread, a job of the cluster scheduler: the run lasts as long as the job does, so the
+     * scheduler's one-node-at-a-time covers the run itself, not only its start. {@code node} is recorded as requester.
+     */
+    long runAsScheduledJob(Kind kind, String node) {
+        long id = queue(kind, "scheduler@" + node);
+        execute(id, kind);
+        return id;
+    }
+
+    private long queue(Kind kind, String requestedBy) {
+        return dialect.insertReturningId(plain, """
+                insert into reconciliation_run (kind, state, requested_by, requested_at) values (?, 'QUEUED', ?, ?)
+                """, kind.name(), requestedBy, Timestamp.from(clock.instant())).orElseThrow();
     }
 
     Map<String, Object> run(long id) {
@@ -132,13 +141,13 @@ public class Reconciliation {
     }
 
     private List<Long> nextIds(long after, long upToInclusive) {
-        return plain.queryForList("select id from application where id > ? and id <= ? order by id limit 200", Long.class,
+        return plain.queryForList("select id from application where id > ? and id <= ? order by id fetch first 200 rows only", Long.class,
                 after, upToInclusive);
     }
 
     /** Judges one application and acts on what the rules find. */
     private void check(long runId, long applicationId, Map<String, Tally> tallies) {
-        Optional<Evidence> read = reader.read(plain, applicationId);
+        Optional<Evidence> read = reader.read(plain, applicationId).map(catalog::attach);
         // changed a moment ago: an action may still be between its two commits; a later run looks again
         if (read.isEmpty() || read.get().updatedAt().isAfter(clock.instant().minus(settings.settle()))) {
             return;
@@ -163,14 +172,14 @@ public class Reconciliation {
             log.warn("reconciliation: application {} {} ({}): {}", applicationId, finding.ruleId(), finding.classification(),
                     finding.difference());
             if (finding.classification() == Classification.INCIDENT) {
-                if (incidents.open(rule, finding, applicationId, runId, SYSTEM_ACTOR).isPresent()) {
+                if (incidents.open(rule, current, runId, SYSTEM_ACTOR).isPresent()) {
                     tally.incidents++;
                 }
             } else if (!frozen && !needsPeople && SafeRepairs.RULES.contains(finding.ruleId())
                     && repairs.repair(finding, current, runId, SYSTEM_ACTOR) == SafeRepairs.Outcome.APPLIED) {
                 tally.repaired++;
                 signals.repaired(finding.ruleId());
-                current = reader.read(plain, applicationId).orElseThrow();
+                current = reader.read(plain, applicationId).orElseThrow().withCatalog(evidence.publication().catalog());
             }
         }
     }
@@ -182,10 +191,7 @@ public class Reconciliation {
     }
 
     private void saveWatermark(long last) {
-        plain.update("""
-                insert into reconciliation_watermark (scan, last_application_id, updated_at) values (?, ?, ?)
-                on conflict (scan) do update set last_application_id = excluded.last_application_id, updated_at = excluded.updated_at
-                """, Kind.INCREMENTAL.name(), last, Timestamp.from(clock.instant()));
+        plain.update(dialect.saveWatermarkSql(), Kind.INCREMENTAL.name(), last, Timestamp.from(clock.instant()));
     }
 
     private void finish(long runId, String state, long from, Long last, int scanned, Map<String, Tally> tallies, String error) {

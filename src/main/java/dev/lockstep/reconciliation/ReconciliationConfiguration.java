@@ -7,7 +7,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.approval.ApplicationRepository;
 import dev.lockstep.approval.BusinessProcessBindingRepository;
 import dev.lockstep.approval.RunningApplications;
+import dev.lockstep.delivery.CatalogClient;
 import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.recovery.AuditTrail;
 import dev.lockstep.todo.TaskProjectionRebuild;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -45,24 +48,42 @@ class ReconciliationConfiguration {
     /** The application rules, then those other capabilities contribute as beans. */
     @Bean
     ReconciliationRules reconciliationRules(ObjectProvider<ReconciliationRule> contributed) {
-        List<ReconciliationRule> rules = new ArrayList<>(List.of(ApplicationRule.values()));
+        List<ReconciliationRule> rules = new ArrayList<>(BuiltInRules.ALL);
         contributed.orderedStream().forEach(rules::add);
         return new ReconciliationRules(List.copyOf(rules));
     }
 
-    /** The incremental scan as a job of the cluster scheduler: one node at a time, whatever the number of nodes. */
+    /**
+     * The incremental scan as a job of the cluster scheduler: one node at a time, whatever the number of nodes. The run
+     * executes inside the job, so the next one (on whichever node) starts only after it has finished.
+     */
     @Bean
     @ConditionalOnBooleanProperty(name = "lockstep.reconciliation.enabled", matchIfMissing = true)
-    RecurringTask<Void> reconciliationIncrementalJob(Reconciliation reconciliation, ReconciliationProperties settings) {
+    RecurringTask<Void> reconciliationIncrementalJob(Reconciliation reconciliation, ReconciliationProperties settings,
+            LockstepProperties lockstep) {
         return Tasks.recurring("reconciliation-incremental", FixedDelay.of(settings.incrementalInterval()))
-                .execute((instance, context) -> reconciliation.runIncremental());
+                .execute((instance, context) -> reconciliation.runAsScheduledJob(Reconciliation.Kind.INCREMENTAL,
+                        lockstep.tm().uniqueName()));
     }
 
     @Bean
     @ConditionalOnBooleanProperty(name = "lockstep.reconciliation.enabled", matchIfMissing = true)
-    RecurringTask<Void> reconciliationFullSweepJob(Reconciliation reconciliation, ReconciliationProperties settings) {
+    RecurringTask<Void> reconciliationFullSweepJob(Reconciliation reconciliation, ReconciliationProperties settings,
+            LockstepProperties lockstep) {
         return Tasks.recurring("reconciliation-full-sweep", FixedDelay.of(settings.fullSweepInterval()))
-                .execute((instance, context) -> reconciliation.runFullSweep());
+                .execute((instance, context) -> reconciliation.runAsScheduledJob(Reconciliation.Kind.FULL,
+                        lockstep.tm().uniqueName()));
+    }
+
+    @Bean
+    ReconciliationDialect reconciliationDialect(DatabaseEndpoints endpoints) {
+        return ReconciliationDialect.of(endpoints.business().vendor());
+    }
+
+    /** The catalog's answers for PUBLISHED applications, through publishing's client (none in a mode without one). */
+    @Bean
+    CatalogEvidence reconciliationCatalogEvidence(ObjectProvider<CatalogClient> catalog) {
+        return new CatalogEvidence(catalog.getIfAvailable());
     }
 
     @Bean
@@ -85,9 +106,10 @@ class ReconciliationConfiguration {
     }
 
     @Bean
-    Incidents reconciliationIncidents(ReconciliationTransaction transaction, EvidenceReader reader, SafeRepairs repairs,
-            @Qualifier("recoveryBusinessDataSource") HikariDataSource business, JsonMapper json) {
-        return new Incidents(transaction, reader, repairs, new JdbcTemplate(business), json, CLOCK);
+    Incidents reconciliationIncidents(ReconciliationTransaction transaction, EvidenceReader reader, CatalogEvidence catalog,
+            SafeRepairs repairs, @Qualifier("recoveryBusinessDataSource") HikariDataSource business, ReconciliationDialect dialect,
+            JsonMapper json) {
+        return new Incidents(transaction, reader, catalog, repairs, new JdbcTemplate(business), dialect, json, CLOCK);
     }
 
     @Bean
@@ -107,11 +129,12 @@ class ReconciliationConfiguration {
     }
 
     @Bean
-    Reconciliation reconciliation(ReconciliationRules rules, EvidenceReader reader, SafeRepairs repairs, Incidents incidents,
-            ReconciliationSignals signals, @Qualifier("recoveryBusinessDataSource") HikariDataSource business,
-            @Qualifier("reconciliationExecutor") ExecutorService executor, ReconciliationProperties settings) {
-        return new Reconciliation(rules.all(), reader, repairs, incidents, signals, new JdbcTemplate(business), executor, settings,
-                CLOCK);
+    Reconciliation reconciliation(ReconciliationRules rules, EvidenceReader reader, CatalogEvidence catalog, SafeRepairs repairs,
+            Incidents incidents, ReconciliationSignals signals, @Qualifier("recoveryBusinessDataSource") HikariDataSource business,
+            @Qualifier("reconciliationExecutor") ExecutorService executor, ReconciliationProperties settings,
+            ReconciliationDialect dialect) {
+        return new Reconciliation(rules.all(), reader, catalog, repairs, incidents, signals, new JdbcTemplate(business), executor,
+                settings, dialect, CLOCK);
     }
 
     /** The rules every run applies, in order. */

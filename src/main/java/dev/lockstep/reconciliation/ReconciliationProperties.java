@@ -16,10 +16,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param settle an application changed more recently than this is left for a later run: an action may
  *        still be between its two databases' commits
  * @param commandSla age after which a workflow_command still PROCESSING is a difference
+ * @param outboxSla how long past its due time (or its lease's end) an outbox event may wait before it is stuck
  */
 @ConfigurationProperties("lockstep.reconciliation")
 public record ReconciliationProperties(@DefaultValue("true") boolean enabled, Duration incrementalInterval, Duration fullSweepInterval,
-        int maxApplications, Duration maxDuration, Duration settle, Duration commandSla) {
+        int maxApplications, Duration maxDuration, Duration settle, Duration commandSla,
+        Duration outboxSla) {
 
     public ReconciliationProperties {
         incrementalInterval = incrementalInterval == null ? Duration.ofMinutes(1) : incrementalInterval;
@@ -28,5 +30,6 @@ public record ReconciliationProperties(@DefaultValue("true") boolean enabled, Du
         maxDuration = maxDuration == null ? Duration.ofSeconds(60) : maxDuration;
         settle = settle == null ? Duration.ofSeconds(30) : settle;
         commandSla = commandSla == null ? Duration.ofMinutes(5) : commandSla;
+        outboxSla = outboxSla == null ? Duration.ofMinutes(15) : outboxSla;
     }
 }

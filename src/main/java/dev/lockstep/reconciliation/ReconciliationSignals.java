@@ -76,7 +76,7 @@ class ReconciliationSignals implements HealthIndicator {
     public Health health() {
         int open = plain.queryForObject("select count(*) from reconciliation_incident where state <> 'CLOSED'", Integer.class);
         List<Map<String, Object>> last = plain.queryForList(
-                "select id, kind, state, finished_at from reconciliation_run where state in ('SUCCEEDED', 'FAILED') order by id desc limit 1");
+                "select id, kind, state, finished_at from reconciliation_run where state in ('SUCCEEDED', 'FAILED') order by id desc fetch first 1 rows only");
         Health.Builder health = last.stream().anyMatch(run -> "FAILED".equals(run.get("state"))) ? Health.down() : Health.up();
         return health.withDetail("openIncidents", open)
                 .withDetail("oldestOpenIncidentSeconds", ageSeconds("select min(opened_at) from reconciliation_incident where state <> 'CLOSED'"))

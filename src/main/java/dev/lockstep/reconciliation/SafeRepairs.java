@@ -9,7 +9,6 @@ import dev.lockstep.reconciliation.Evidence.Instance;
 import dev.lockstep.todo.TaskProjectionRebuild;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.json.JsonMapper;
@@ -25,7 +24,7 @@ class SafeRepairs {
 
     static final Set<String> RULES = Set.of(ApplicationRule.SUBMITTING_WITH_INSTANCE.id(),
             ApplicationRule.INSTANCE_WITHOUT_BINDING.id(), ApplicationRule.APPROVING_PROCESS_ENDED.id(),
-            ApplicationRule.PROJECTION_DRIFT.id());
+            ApplicationRule.PROJECTION_DRIFT.id(), PublicationRule.OUTBOX_STUCK.id(), PublicationRule.PUBLISHED_NOT_IN_CATALOG.id());
 
     enum Outcome { APPLIED, EVIDENCE_CHANGED }
 
@@ -51,7 +50,10 @@ class SafeRepairs {
         this.clock = clock;
     }
 
-    /** Repairs {@code finding}, found on {@code detected}, in a transaction of its own. */
+    /**
+     * Repairs {@code finding}, found on {@code detected}, in a transaction of its own. The catalog's answers in
+     * {@code detected} were asked before it; the transaction never calls the catalog.
+     */
     Outcome repair(Finding finding, Evidence detected, Long runId, String actor) {
         return transaction.run(work -> repairIn(work, finding, detected, runId, null, actor));
     }
@@ -64,7 +66,11 @@ class SafeRepairs {
             String actor) {
         long applicationId = detected.applicationId();
         work.lockApplication(applicationId);
-        Optional<Evidence> now = work.sql(business -> reader.read(business, applicationId));
+        // the publisher claims and marks events without the application's lock: hold its events still too
+        work.sql(business -> business.queryForList("select event_id from outbox_event where aggregate_type = ? and aggregate_id = ?"
+                + " for update", String.class, Application.BUSINESS_TYPE, Long.toString(applicationId)));
+        Optional<Evidence> now = work.sql(business -> reader.read(business, applicationId))
+                .map(read -> read.withCatalog(detected.publication().catalog()));
         if (now.isEmpty() || !now.get().sameRunState(detected) || !stillRepairable(finding, now.get())) {
             record(work, runId, incidentId, finding, Outcome.EVIDENCE_CHANGED, now.orElse(detected), null, actor);
             work.audit(actor, "RECONCILIATION_REPAIR_SKIPPED", "application " + applicationId + " rule " + finding.ruleId()
@@ -72,7 +78,7 @@ class SafeRepairs {
             return Outcome.EVIDENCE_CHANGED;
         }
         Evidence before = now.get();
-        String command = apply(finding, before);
+        String command = apply(work, finding, before);
         Evidence after = work.sql(business -> reader.read(business, applicationId)).orElseThrow();
         record(work, runId, incidentId, finding, Outcome.APPLIED, before, after, actor);
         work.audit(actor, "RECONCILIATION_REPAIR", "application " + applicationId + " rule " + finding.ruleId() + ": " + command);
@@ -80,19 +86,25 @@ class SafeRepairs {
     }
 
     private static boolean stillRepairable(Finding finding, Evidence now) {
-        return ApplicationRule.valueOf(finding.ruleId()).check(now)
+        return BuiltInRules.byId(finding.ruleId()).check(now)
                 .filter(again -> again.classification() == Classification.REPAIRABLE)
                 .filter(again -> java.util.Objects.equals(again.processInstanceId(), finding.processInstanceId()))
                 .isPresent()
                 // another rule now sees something only people may decide: leave it to the incident
-                && List.of(ApplicationRule.values()).stream().map(rule -> rule.check(now))
+                && BuiltInRules.ALL.stream().map(rule -> rule.check(now))
                         .flatMap(Optional::stream).noneMatch(other -> other.classification() == Classification.INCIDENT);
     }
 
     /** Writes the repair; returns the command used, for the record. */
-    private String apply(Finding finding, Evidence evidence) {
+    private String apply(ReconciliationTransaction.Work work, Finding finding, Evidence evidence) {
         Instant now = clock.instant();
         long applicationId = evidence.applicationId();
+        if (finding.ruleId().equals(PublicationRule.OUTBOX_STUCK.id())) {
+            return work.sql(business -> OutboxRequeue.overdue(business, evidence, now));
+        }
+        if (finding.ruleId().equals(PublicationRule.PUBLISHED_NOT_IN_CATALOG.id())) {
+            return work.sql(business -> OutboxRequeue.absentFromCatalog(business, evidence, now));
+        }
         switch (ApplicationRule.valueOf(finding.ruleId())) {
             case SUBMITTING_WITH_INSTANCE -> {
                 Instance instance = evidence.activeInstances().get(0);

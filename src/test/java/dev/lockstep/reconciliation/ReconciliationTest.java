@@ -7,8 +7,6 @@ import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
 import dev.lockstep.workflow.ActionFence;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.activiti.engine.RuntimeService;
@@ -287,9 +285,8 @@ class ReconciliationTest extends UseCaseIntegrationTest {
         assertThat(response.status()).as(response.toString()).isEqualTo(200);
     }
 
-    /** The difference is older than the settle time: no action can still be between its two commits. */
     private void ageApplication(long id) {
-        db.business().update("update application set updated_at = updated_at - interval '1 hour' where id = ?", id);
+        ReconciliationRuns.ageApplication(db, id);
     }
 
     private String status(long id) {
@@ -297,10 +294,7 @@ class ReconciliationTest extends UseCaseIntegrationTest {
     }
 
     private long openIncident(long applicationId, String rule) {
-        List<Long> ids = db.business().queryForList("select id from reconciliation_incident where application_id = ? and rule_id = ?"
-                + " and state = 'OPEN'", Long.class, applicationId, rule);
-        assertThat(ids).as("open %s incident of application %s", rule, applicationId).hasSize(1);
-        return ids.get(0);
+        return ReconciliationRuns.openIncident(db, applicationId, rule);
     }
 
     private static void assertFrozen(Api.Response response, long incident) {
@@ -310,20 +304,7 @@ class ReconciliationTest extends UseCaseIntegrationTest {
     }
 
     private JsonNode runAndWait(String kind) {
-        Api.Response started = api.post("erin", "/api/admin/reconciliation/runs", "{\"kind\":\"" + kind + "\"}");
-        assertThat(started.status()).as(started.toString()).isEqualTo(202);
-        long id = started.json().get("id").asLong();
-        Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
-        while (Instant.now().isBefore(deadline)) {
-            JsonNode run = api.get("erin", "/api/admin/reconciliation/runs/" + id).json();
-            String state = run.get("state").asString();
-            if (state.equals("SUCCEEDED") || state.equals("FAILED")) {
-                assertThat(state).as(run.toString()).isEqualTo("SUCCEEDED");
-                return run;
-            }
-            sleep();
-        }
-        throw new AssertionError("run " + id + " did not finish");
+        return ReconciliationRuns.runAndWait(api, kind);
     }
 
     private static JsonNode counts(JsonNode run, String rule) {
@@ -333,14 +314,5 @@ class ReconciliationTest extends UseCaseIntegrationTest {
             }
         }
         throw new AssertionError("no counts for " + rule + " in " + run);
-    }
-
-    private static void sleep() {
-        try {
-            Thread.sleep(100);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 }

@@ -51,9 +51,17 @@ public final class SecondNode {
             arguments.add("--lockstep.db." + db + ".username=" + database.username());
             arguments.add("--lockstep.db." + db + ".password=" + (database.password() == null ? "" : database.password()));
         }
+        // Spring joins a repeated --name=value into "a,b": drop each default a setting here replaces
+        List<String> replaced = settings.stream().map(SecondNode::name).toList();
+        arguments.removeIf(argument -> replaced.contains(name(argument)));
         arguments.addAll(settings);
         return new SecondNode(ServiceJvm.start(jvm, ServiceJvm.testClasspath(), arguments, Map.of(), home.resolve("node.log"), port),
                 home);
+    }
+
+    private static String name(String argument) {
+        int equals = argument.indexOf('=');
+        return equals < 0 ? argument : argument.substring(0, equals);
     }
 
     /** The JVM option that attaches the Byteman agent (a test dependency) with the rules in {@code script}. */

@@ -1,0 +1,209 @@
+package dev.lockstep.reconciliation;
+
+import static dev.lockstep.reconciliation.ReconciliationRuns.ageApplication;
+import static dev.lockstep.reconciliation.ReconciliationRuns.openIncident;
+import static dev.lockstep.reconciliation.ReconciliationRuns.runAndWait;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.delivery.CatalogClient;
+import dev.lockstep.delivery.RemoteCallOutsideTransaction;
+import dev.lockstep.platform.EmbeddedPostgresServers;
+import dev.lockstep.publish.OutboxPublisher;
+import dev.lockstep.support.Api;
+import dev.lockstep.support.UseCaseIntegrationTest;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The publishing rules over the real outbox, the real publisher and the reference catalog over real HTTP in its own
+ * database: a catalog that lost an event (restored from a backup), a publisher that stopped mid-lease or left a retry
+ * behind, a permanent failure, a publish status no event explains. Everything is asserted with plain SQL on the
+ * business and the catalog databases.
+ */
+class PublicationReconciliationTest extends UseCaseIntegrationTest {
+
+    @Autowired
+    OutboxPublisher publisher;
+    @Autowired
+    EmbeddedPostgresServers servers;
+    @Autowired
+    EvidenceReader reader;
+    @Autowired
+    CatalogEvidence catalogEvidence;
+    @Autowired
+    RemoteCallOutsideTransaction outsideTransaction;
+
+    JdbcTemplate catalog;
+
+    @BeforeEach
+    void catalogDatabase() {
+        catalog = new JdbcTemplate(servers.separateDatabase("lockstep_catalog").plainDataSource());
+    }
+
+    @Test
+    void anEventTheCatalogLostIsRequeuedAndPublishedAgain() {
+        long id = approvedApplication();
+        String eventId = eventIdOf(id);
+        publishAllDue();
+        assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
+        // the catalog restored from a backup older than the publication: its record and its inbox entry are gone
+        catalog.update("delete from published_asset where event_id = ?", eventId);
+        catalog.update("delete from inbox_message where event_id = ?", eventId);
+        ageApplication(db, id);
+
+        runAndWait(api, "FULL");
+
+        assertThat(db.business().queryForMap("select event_status, retry_count, published_at, last_error_code from outbox_event"
+                + " where event_id = ?", eventId)).containsEntry("event_status", "PENDING").containsEntry("retry_count", 0)
+                .containsEntry("published_at", null).containsEntry("last_error_code", "NOT_IN_CATALOG");
+        assertThat(publishStatus(id)).isEqualTo("PENDING");
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ? and rule_id = ?"
+                + " and outcome = 'APPLIED'", Integer.class, id, "PUBLISHED_NOT_IN_CATALOG")).isEqualTo(1);
+        assertThat(db.business().queryForObject("select count(*) from recovery_audit where action = 'RECONCILIATION_REPAIR'"
+                + " and detail like ?", Integer.class, "application " + id + " rule PUBLISHED_NOT_IN_CATALOG%")).isEqualTo(1);
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?",
+                Integer.class, id)).isZero();
+
+        publishAllDue();
+
+        assertThat(catalog.queryForObject("select count(*) from published_asset where event_id = ?", Integer.class, eventId))
+                .as("the re-queued event reached the catalog again").isEqualTo(1);
+        assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
+    }
+
+    @Test
+    void aCatalogThatDoesNotAnswerProvesNoAbsence() throws Exception {
+        long id = approvedApplication();
+        String eventId = eventIdOf(id);
+        publishAllDue();
+        catalog.update("delete from published_asset where event_id = ?", eventId);
+        catalog.update("delete from inbox_message where event_id = ?", eventId);
+        Evidence read = reader.read(db.business(), id).orElseThrow();
+        CatalogClient down;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            down = new CatalogClient(() -> URI.create("http://localhost:" + socket.getLocalPort() + "/catalog"), null,
+                    Duration.ofMillis(300), Duration.ofMillis(300), outsideTransaction);
+        }
+
+        Evidence unknown = new CatalogEvidence(down).attach(read);
+        Evidence absent = catalogEvidence.attach(read);
+
+        assertThat(unknown.publication().catalog()).containsEntry(eventId, CatalogClient.Lookup.UNKNOWN);
+        assertThat(PublicationRule.PUBLISHED_NOT_IN_CATALOG.check(unknown)).isEmpty();
+        assertThat(absent.publication().catalog()).containsEntry(eventId, CatalogClient.Lookup.NOT_APPLIED);
+        assertThat(PublicationRule.PUBLISHED_NOT_IN_CATALOG.check(absent)).hasValueSatisfying(
+                finding -> assertThat(finding.classification()).isEqualTo(Classification.REPAIRABLE));
+    }
+
+    @Test
+    void anExpiredLeaseAndAnOverdueRetryAreRequeuedAndThenPublished() {
+        long leased = approvedApplication();
+        String leasedEvent = eventIdOf(leased);
+        long retrying = approvedApplication();
+        String retryEvent = eventIdOf(retrying);
+        // a publisher node died holding its lease an hour ago; another left a retry due an hour ago untaken
+        db.business().update("""
+                update outbox_event set event_status = 'PROCESSING', owner = 'node-that-died', retry_count = 1,
+                       lease_until = now() - interval '1 hour', next_retry_at = now() - interval '1 hour' where event_id = ?
+                """, leasedEvent);
+        db.business().update("""
+                update outbox_event set event_status = 'RETRY', retry_count = 2, last_error_code = 'CATALOG_UNAVAILABLE',
+                       next_retry_at = now() - interval '1 hour' where event_id = ?
+                """, retryEvent);
+        db.business().update("update application set publish_status = 'PUBLISHING' where id in (?, ?)", leased, retrying);
+        ageApplication(db, leased);
+        ageApplication(db, retrying);
+        Instant beforeRun = Instant.now().minusSeconds(5);
+
+        runAndWait(api, "FULL");
+
+        Map<String, Object> requeued = db.business().queryForMap("select * from outbox_event where event_id = ?", leasedEvent);
+        assertThat(requeued).containsEntry("event_status", "RETRY").containsEntry("owner", null).containsEntry("lease_until", null)
+                .containsEntry("retry_count", 1);
+        assertThat(((Timestamp) requeued.get("next_retry_at")).toInstant()).isAfter(beforeRun);
+        Map<String, Object> retry = db.business().queryForMap("select * from outbox_event where event_id = ?", retryEvent);
+        assertThat(retry).containsEntry("event_status", "RETRY").containsEntry("retry_count", 2);
+        assertThat(((Timestamp) retry.get("next_retry_at")).toInstant()).isAfter(beforeRun);
+        for (long id : new long[] {leased, retrying}) {
+            assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?"
+                    + " and rule_id = 'OUTBOX_STUCK' and outcome = 'APPLIED'", Integer.class, id)).isEqualTo(1);
+            assertThat(db.business().queryForObject("select count(*) from recovery_audit where action = 'RECONCILIATION_REPAIR'"
+                    + " and detail like ?", Integer.class, "application " + id + " rule OUTBOX_STUCK%")).isEqualTo(1);
+            assertThat(publishStatus(id)).isEqualTo("PUBLISHING");
+        }
+
+        publishAllDue();
+
+        assertThat(publishStatus(leased)).isEqualTo("PUBLISHED");
+        assertThat(publishStatus(retrying)).isEqualTo("PUBLISHED");
+    }
+
+    @Test
+    void aPermanentFailureAndAnUnexplainedPublishedStatusAreIncidentsNeverRetried() {
+        long failed = approvedApplication();
+        String failedEvent = eventIdOf(failed);
+        db.business().update("""
+                update outbox_event set event_status = 'FAILED', retry_count = 1, last_error_code = 'CATALOG_REJECTED'
+                 where event_id = ?
+                """, failedEvent);
+        db.business().update("update application set publish_status = 'FAILED' where id = ?", failed);
+        long givenUp = approvedApplication();
+        Api.Response giveUp = api.post("erin", "/api/admin/outbox/" + eventIdOf(givenUp) + "/give-up",
+                "{\"reason\":\"asset withdrawn by owner\"}");
+        assertThat(giveUp.status()).as(giveUp.toString()).isEqualTo(200);
+        long unexplained = approvedApplication();
+        // a manual UPDATE: PUBLISHED though the event was never delivered
+        db.business().update("update application set publish_status = 'PUBLISHED' where id = ?", unexplained);
+        for (long id : new long[] {failed, givenUp, unexplained}) {
+            ageApplication(db, id);
+        }
+
+        runAndWait(api, "FULL");
+
+        openIncident(db, failed, "OUTBOX_STUCK");
+        assertThat(db.business().queryForObject("select event_status from outbox_event where event_id = ?", String.class, failedEvent))
+                .as("a permanent failure is never retried automatically").isEqualTo("FAILED");
+        openIncident(db, unexplained, "PUBLISHED_NOT_IN_CATALOG");
+        assertThat(db.business().queryForObject("select event_status from outbox_event where event_id = ?", String.class,
+                eventIdOf(unexplained))).isEqualTo("PENDING");
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?",
+                Integer.class, givenUp)).as("an operator's recorded give-up is a decision, not a difference").isZero();
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id in (?, ?, ?)",
+                Integer.class, failed, givenUp, unexplained)).isZero();
+    }
+
+    private long approvedApplication() {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        String run = ApiFlows.submit(api, id);
+        for (String[] step : new String[][] {{"bob", "managerApproval"}, {"frank", "finalApproval"}}) {
+            Api.Response response = ApiFlows.complete(api, step[0], ApiFlows.openTaskId(db, run, step[1]), "APPROVE");
+            assertThat(response.status()).as(response.toString()).isEqualTo(200);
+        }
+        return id;
+    }
+
+    /** Polls until nothing is due (bounded: a failing event of another test comes back only after its backoff). */
+    private void publishAllDue() {
+        for (int poll = 0; poll < 20 && publisher.publishDue() > 0; poll++) {
+            // the next poll
+        }
+    }
+
+    private String eventIdOf(long applicationId) {
+        return db.business().queryForObject("select event_id from outbox_event where aggregate_type = 'APPLICATION'"
+                + " and aggregate_id = ?", String.class, Long.toString(applicationId));
+    }
+
+    private String publishStatus(long applicationId) {
+        return db.business().queryForObject("select publish_status from application where id = ?", String.class, applicationId);
+    }
+}
