@@ -17,15 +17,20 @@ final class OutboxRequeue {
     private OutboxRequeue() {
     }
 
-    /** OUTBOX_STUCK: overdue PENDING/RETRY events become due now; an expired lease is dropped and the event is RETRY. */
+    /**
+     * OUTBOX_STUCK: overdue PENDING/RETRY events become due now; an expired lease is dropped and the event is RETRY. The
+     * error code says REQUEUED (the one before stays in the repair's before-image) until a publisher attempts it.
+     */
     static String overdue(JdbcTemplate business, Evidence evidence, Instant now) {
         List<OutboxEvent> overdue = PublicationRule.overdue(evidence.publication());
         for (OutboxEvent event : overdue) {
             String status = event.status().equals("PROCESSING") ? "RETRY" : event.status();
             guarded(business.update("""
-                    update outbox_event set event_status = ?, owner = null, lease_until = null, next_retry_at = ?, updated_at = ?
+                    update outbox_event set event_status = ?, owner = null, lease_until = null, next_retry_at = ?,
+                           last_error_code = ?, updated_at = ?
                      where event_id = ? and event_status = ? and updated_at = ?
-                    """, status, Timestamp.from(now), Timestamp.from(now), event.eventId(), event.status(),
+                    """, status, Timestamp.from(now), PublicationRule.REQUEUED, Timestamp.from(now), event.eventId(),
+                    event.status(),
                     Timestamp.from(event.updatedAt())), event);
         }
         // the application's publish status stays: PENDING for a PENDING event, PUBLISHING for a RETRY or leased one

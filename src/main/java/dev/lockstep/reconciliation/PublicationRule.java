@@ -31,6 +31,13 @@ public enum PublicationRule implements ReconciliationRule {
             return new Verdict(INCIDENT, "outbox event(s) FAILED: " + describe(failed));
         }
         List<OutboxEvent> overdue = overdue(publication);
+        List<OutboxEvent> againAfterRequeue = overdue.stream().filter(event -> PublicationRule.REQUEUED.equals(event.lastErrorCode())).toList();
+        if (!againAfterRequeue.isEmpty()) {
+            // a re-queue no publisher acted on would only be repeated every SLA: no node publishes, people must look
+            return new Verdict(INCIDENT, "outbox event(s) re-queued by reconciliation and still untouched by any publisher past"
+                    + " the outbox SLA (is publishing running: lockstep.publish.enabled, poll-interval, catalog-url?): "
+                    + describe(againAfterRequeue));
+        }
         return overdue.isEmpty() ? null
                 : new Verdict(REPAIRABLE, "outbox event(s) not delivered more than the outbox SLA after they were due: "
                         + describe(overdue));
@@ -58,6 +65,8 @@ public enum PublicationRule implements ReconciliationRule {
 
     /** {@code outbox_event.last_error_code} of an operator's give-up (publish/OutboxOperations). */
     static final String GIVEN_UP = "GIVEN_UP";
+    /** {@code outbox_event.last_error_code} of a re-queue by {@link #OUTBOX_STUCK}; a publisher's next attempt overwrites it. */
+    static final String REQUEUED = "REQUEUED";
 
     private final Function<Evidence, Verdict> check;
 

@@ -148,6 +148,30 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
     }
 
     @Test
+    void aRequeueNoPublisherActedOnIsAnIncidentNotAnotherRequeue() {
+        long id = approvedApplication();
+        String eventId = eventIdOf(id);
+        // re-queued by an earlier run an hour ago, and no publisher has touched it since (publishing off on every node)
+        db.business().update("""
+                update outbox_event set event_status = 'RETRY', retry_count = 1, last_error_code = 'REQUEUED',
+                       next_retry_at = now() - interval '1 hour' where event_id = ?
+                """, eventId);
+        db.business().update("update application set publish_status = 'PUBLISHING' where id = ?", id);
+        ageApplication(db, id);
+        Timestamp dueBefore = db.business().queryForObject("select next_retry_at from outbox_event where event_id = ?",
+                Timestamp.class, eventId);
+
+        runAndWait(api, "FULL");
+
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?"
+                + " and rule_id = 'OUTBOX_STUCK'", Integer.class, id)).isEqualTo(1);
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?",
+                Integer.class, id)).isZero();
+        assertThat(db.business().queryForObject("select next_retry_at from outbox_event where event_id = ?", Timestamp.class,
+                eventId)).as("not re-queued again").isEqualTo(dueBefore);
+    }
+
+    @Test
     void aPermanentFailureAndAnUnexplainedPublishedStatusAreIncidentsNeverRetried() {
         long failed = approvedApplication();
         String failedEvent = eventIdOf(failed);
