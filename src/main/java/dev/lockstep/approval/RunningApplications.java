@@ -188,8 +188,10 @@ public class RunningApplications {
     }
 
     private void closeWithOutcome(Application application, String processInstanceId, Instant now) {
-        String outcome = process.outcome(processInstanceId).orElseThrow(() -> new IllegalStateException(
-                "process " + processInstanceId + " ended without an outcome variable; refusing to guess the result"));
+        // an archived process keeps its outcome in the archive
+        String outcome = process.outcome(processInstanceId).or(() -> archive.outcome(processInstanceId))
+                .orElseThrow(() -> new IllegalStateException("process " + processInstanceId
+                        + " ended without an outcome variable; refusing to guess the result"));
         ProcessOutcome result = ProcessOutcome.valueOf(outcome);
         bindings.end(processInstanceId, result.bindingStatus(), now);
         applications.close(application.getId(), result.approvalStatus(), result.publishStatus(), null, now);

@@ -12,6 +12,7 @@ import jakarta.persistence.EntityManager;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -142,7 +143,8 @@ public class HistoryArchival {
     /** One batch, one XA transaction; throws (and leaves history and archive as they were) when any part fails. */
     Batch moveBatch(String actor) {
         long started = System.nanoTime();
-        Instant now = clock.instant();
+        // microseconds: what the archive's timestamp keeps, so the audit entry names it exactly
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         Instant cutoff = now.minus(settings.minAge());
         Batch batch;
         try {
@@ -162,7 +164,7 @@ public class HistoryArchival {
                 }
                 if (!due.isEmpty()) {
                     audit(actor, "HISTORY_ARCHIVED", due.size() + " ended process(es), " + rows + " history rows, ended before "
-                            + cutoff + ": " + due.stream().map(HistoricProcessInstance::getId).toList());
+                            + cutoff + ", moved to archived_process with archived_at " + now);
                 }
                 return new Batch(due.size(), rows, 0, false);
             });
@@ -226,11 +228,13 @@ public class HistoryArchival {
         List<HistoricTaskInstance> tasks = history.createHistoricTaskInstanceQuery().processInstanceId(id).list();
         List<HistoricVariableInstance> variables = history.createHistoricVariableInstanceQuery().processInstanceId(id).list();
         List<HistoricActivityInstance> activities = history.createHistoricActivityInstanceQuery().processInstanceId(id).list();
-        // the interface has no id; the engine's entity does, and the archive is keyed on it
+        // the interface has no id; the engine's entity does, and the archive is keyed on it. The links for a task
+        // include one the query makes up from the task's assignee (no id, no row): the archived task keeps that.
         Map<String, ArchivedProcess.IdentityLink> links = new LinkedHashMap<>();
         Stream.concat(history.getHistoricIdentityLinksForProcessInstance(id).stream(),
                         tasks.stream().flatMap(task -> history.getHistoricIdentityLinksForTask(task.getId()).stream()))
                 .map(HistoricIdentityLinkEntity.class::cast)
+                .filter(link -> link.getId() != null)
                 .forEach(link -> links.putIfAbsent(link.getId(), identityLink(link)));
         String outcome = variables.stream()
                 .filter(variable -> ApprovalProcess.OUTCOME.equals(variable.getVariableName()) && variable.getTaskId() == null)

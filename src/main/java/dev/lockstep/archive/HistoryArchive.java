@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 import org.hibernate.Session;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -106,6 +108,12 @@ public class HistoryArchive {
                 """, (rs, n) -> new ArchivedTask(new ArchivedProcess.Task(rs.getString(1), rs.getString(2), rs.getString(3),
                 rs.getString(4), rs.getString(5), rs.getString(6), instant(rs.getObject(7, OffsetDateTime.class)),
                 instant(rs.getObject(8, OffsetDateTime.class)), rs.getString(9)), rs.getString(10))));
+    }
+
+    /** The explicit outcome an archived process recorded at its end; empty when it is not archived or recorded none. */
+    public Optional<String> outcome(String processInstanceId) {
+        return sql(business -> business.queryForList("select outcome from archived_process where process_instance_id = ?",
+                String.class, processInstanceId)).stream().filter(Objects::nonNull).findFirst();
     }
 
     public long processCount() {
