@@ -1,18 +1,24 @@
 package dev.lockstep.archival;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.chaos.InvariantChecker;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.StreamSupport;
 import org.activiti.spring.SpringProcessEngineConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -86,6 +92,7 @@ class HistoryArchivalTest extends UseCaseIntegrationTest {
         assertThat(db.business().queryForObject("select count(*) from recovery_audit where action = 'HISTORY_ARCHIVED'"
                 + " and actor = 'erin' and detail like ?", Integer.class, "%archived_at " + archivedAt)).isEqualTo(1);
         assertThat(db.preparedTransactions()).isEmpty();
+        assertThat(invariantViolations(approved, withdrawn)).as("both databases agree about the archived runs").isEmpty();
 
         JsonNode again = runBatches(100);
 
@@ -332,6 +339,23 @@ class HistoryArchivalTest extends UseCaseIntegrationTest {
         return totals;
     }
 
+    /** The invariant checker's findings about these applications or their runs (other tests break others on purpose). */
+    private List<String> invariantViolations(Old... olds) {
+        try (Connection business = db.business().getDataSource().getConnection();
+                Connection workflow = db.workflow().getDataSource().getConnection()) {
+            List<String> runsAndTasks = Arrays.stream(olds).flatMap(old -> java.util.stream.Stream.concat(
+                    java.util.stream.Stream.of(old.run()), db.business().queryForList(
+                            "select task_id from archived_task where process_instance_id = ?", String.class, old.run()).stream()))
+                    .toList();
+            return new InvariantChecker().check(business, workflow, false).violations().stream()
+                    .filter(violation -> runsAndTasks.stream().anyMatch(violation::contains) || Arrays.stream(olds)
+                            .anyMatch(old -> violation.matches(".*\\bapplication " + old.id() + "\\b.*")))
+                    .toList();
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     private int auditedBatches() {
         return db.business().queryForObject("select count(*) from recovery_audit where action = 'HISTORY_ARCHIVED'", Integer.class);
     }
@@ -348,30 +372,14 @@ class HistoryArchivalTest extends UseCaseIntegrationTest {
     private JsonNode mismatchOf(long applicationId) {
         Api.Response response = api.get("dba1", "/api/recovery/mismatches");
         assertThat(response.status()).as(response.toString()).isEqualTo(200);
-        for (JsonNode mismatch : response.json()) {
-            if (mismatch.get("applicationId").asLong() == applicationId) {
-                return mismatch;
-            }
-        }
-        return null;
+        return StreamSupport.stream(response.json().spliterator(), false)
+                .filter(mismatch -> mismatch.get("applicationId").asLong() == applicationId).findFirst().orElse(null);
     }
 
     private void awaitRun(long id) {
-        Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
-        while (Instant.now().isBefore(deadline)) {
-            JsonNode run = api.get("erin", "/api/admin/reconciliation/runs/" + id).json();
-            String state = run.get("state").asString();
-            if (state.equals("SUCCEEDED") || state.equals("FAILED")) {
-                assertThat(state).as(run.toString()).isEqualTo("SUCCEEDED");
-                return;
-            }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-        throw new AssertionError("reconciliation run " + id + " did not finish");
+        String sql = "select state from reconciliation_run where id = ?";
+        await().atMost(Duration.ofMinutes(2)).until(() -> List.of("SUCCEEDED", "FAILED").contains(
+                db.business().queryForObject(sql, String.class, id)));
+        assertThat(db.business().queryForObject(sql, String.class, id)).isEqualTo("SUCCEEDED");
     }
 }
