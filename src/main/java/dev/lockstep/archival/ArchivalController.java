@@ -44,15 +44,15 @@ class ArchivalController {
         if (batches < 1 || batches > MAX_BATCHES) {
             throw ApiException.badRequest("INVALID_BATCH_COUNT", batches + " batches: ask for 1 to " + MAX_BATCHES + ".");
         }
-        if (archival.status().get("paused") == Boolean.TRUE) {
-            throw ApiException.conflict("ARCHIVAL_PAUSED", "History archival is paused; resume it first.");
-        }
         HistoryArchival.Run run;
         try {
             run = archival.onDemand(batches, Caller.current().id());
         } catch (RuntimeException e) {
             throw ApiException.retryLater("ARCHIVAL_BATCH_ROLLED_BACK", "the archival batch rolled back (" + e.getMessage()
                     + "): history and archive are as they were; retry, and see the log if it fails again");
+        }
+        if (run.batches().isEmpty() && run.stoppedBecause().equals(HistoryArchival.PAUSED)) {
+            throw ApiException.conflict("ARCHIVAL_PAUSED", "History archival is paused; resume it first.");
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("processes", run.processes());

@@ -46,6 +46,7 @@ public class HistoryArchival {
     private static final Logger log = LoggerFactory.getLogger(HistoryArchival.class);
 
     static final String SCHEDULER = "history-archival";
+    static final String PAUSED = "paused";
 
     /** What one batch did; {@code paused} when it found archival paused and moved nothing. */
     public record Batch(int processes, int rows, long millis, boolean paused) {
@@ -119,7 +120,7 @@ public class HistoryArchival {
         while (true) {
             Batch batch = moveBatch(actor);
             if (batch.paused()) {
-                return new Run(batches, "paused");
+                return new Run(batches, PAUSED);
             }
             batches.add(batch);
             if (batch.processes() < settings.batchSize()) {

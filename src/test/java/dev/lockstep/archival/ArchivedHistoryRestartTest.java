@@ -50,6 +50,7 @@ class ArchivedHistoryRestartTest extends UseCaseIntegrationTest {
 
         SecondNode node = SecondNode.start(endpoints, "lockstep-arch2.tm", List.of(), users());
         try {
+            node.jvm().awaitHealth(Duration.ofMinutes(5), status -> status == 200);
             MockEnvironment port = new MockEnvironment().withProperty("local.server.port", node.baseUrl().replaceAll(".*:", ""));
             Api second = new Api(port);
 
