@@ -1,6 +1,7 @@
 package dev.lockstep.approval;
 
 import dev.lockstep.actionwaits.ApplicationWaiters;
+import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.publish.Outbox;
 import dev.lockstep.security.Caller;
@@ -38,11 +39,12 @@ public class RunningApplications {
     private final TaskSummaries summaries;
     private final Outbox outbox;
     private final SeparationOfDuties separation;
+    private final HistoryArchive archive;
     private final Clock clock;
 
     RunningApplications(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
             ApprovalProcess process, ActionFence fence, ApplicationWaiters waiters, TaskSummaries summaries, Outbox outbox,
-            SeparationOfDuties separation, Clock clock) {
+            SeparationOfDuties separation, HistoryArchive archive, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.process = process;
@@ -51,6 +53,7 @@ public class RunningApplications {
         this.summaries = summaries;
         this.outbox = outbox;
         this.separation = separation;
+        this.archive = archive;
         this.clock = clock;
     }
 
@@ -135,7 +138,8 @@ public class RunningApplications {
     }
 
     public OpenTask openTask(String taskId) {
-        return process.findTask(taskId).orElseThrow(() -> process.taskFinished(taskId)
+        // a task of an archived process is no longer in the engine's history, but it did end
+        return process.findTask(taskId).orElseThrow(() -> process.taskFinished(taskId) || archive.hasTask(taskId)
                 ? ApiException.conflict("TASK_ALREADY_COMPLETED", "Task " + taskId + " has already been completed.")
                 : ApiException.notFound("TASK_NOT_FOUND", "There is no task " + taskId + "."));
     }
@@ -184,8 +188,10 @@ public class RunningApplications {
     }
 
     private void closeWithOutcome(Application application, String processInstanceId, Instant now) {
-        String outcome = process.outcome(processInstanceId).orElseThrow(() -> new IllegalStateException(
-                "process " + processInstanceId + " ended without an outcome variable; refusing to guess the result"));
+        // an archived process keeps its outcome in the archive
+        String outcome = process.outcome(processInstanceId).or(() -> archive.outcome(processInstanceId))
+                .orElseThrow(() -> new IllegalStateException("process " + processInstanceId
+                        + " ended without an outcome variable; refusing to guess the result"));
         ProcessOutcome result = ProcessOutcome.valueOf(outcome);
         bindings.end(processInstanceId, result.bindingStatus(), now);
         applications.close(application.getId(), result.approvalStatus(), result.publishStatus(), null, now);

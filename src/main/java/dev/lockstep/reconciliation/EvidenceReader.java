@@ -13,6 +13,7 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +30,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * Gathers an application's {@link Evidence}: business rows with plain SQL on the connection it is given
  * (a non-XA one for a scan, the repair's own XA branch for a re-check), the workflow side only through
- * the engine's query API by business key.
+ * the engine's query API by business key, and ended runs whose history was archived from the archive.
  */
 class EvidenceReader {
 
@@ -94,8 +95,15 @@ class EvidenceReader {
                     instance.isSuspended(), executions));
             jobs.addAll(jobsOf(instance.getId()));
         }
-        List<EndedInstance> ended = history.createHistoricProcessInstanceQuery().processInstanceBusinessKey(key).finished()
-                .orderByProcessInstanceId().asc().list().stream().map(this::ended).toList();
+        List<EndedInstance> ended = new ArrayList<>(history.createHistoricProcessInstanceQuery().processInstanceBusinessKey(key)
+                .finished().list().stream().map(this::ended).toList());
+        // an archived run has ended too: its history moved to the business database, it is not missing
+        ended.addAll(business.query("""
+                select process_instance_id, process_definition_id, end_time, delete_reason, outcome from archived_process
+                 where business_key = ?
+                """, (rs, n) -> new EndedInstance(rs.getString(1), rs.getString(2), rs.getTimestamp(3).toInstant(), rs.getString(4),
+                rs.getString(5)), key));
+        ended.sort(Comparator.comparing(EndedInstance::id));
         List<Task> open = tasks.createTaskQuery().processInstanceBusinessKey(key).orderByTaskId().asc().list().stream()
                 .map(task -> new Task(task.getId(), task.getProcessInstanceId(), task.getTaskDefinitionKey(), task.getAssignee()))
                 .toList();

@@ -47,13 +47,17 @@ public class CrossDatabaseCheck {
     }
 
     public List<Mismatch> check() {
-        record Row(long id, String status, String processInstanceId, Instant updatedAt) {
+        record Row(long id, String status, String processInstanceId, Instant updatedAt, boolean archived) {
         }
+        // an archived process has ended: its history moved from the engine to archived_process
         List<Row> rows = business.query("""
-                select id, approval_status, process_instance_id, updated_at from application
+                select id, approval_status, process_instance_id, updated_at,
+                       case when exists (select 1 from archived_process h
+                                          where h.process_instance_id = application.process_instance_id) then 1 else 0 end
+                  from application
                 where process_instance_id is not null and updated_at < ? order by updated_at desc fetch first ? rows only
-                """, (row, n) -> new Row(row.getLong(1), row.getString(2), row.getString(3), row.getTimestamp(4).toInstant()),
-                Timestamp.from(clock.instant().minus(settle)), LIMIT);
+                """, (row, n) -> new Row(row.getLong(1), row.getString(2), row.getString(3), row.getTimestamp(4).toInstant(),
+                row.getInt(5) == 1), Timestamp.from(clock.instant().minus(settle)), LIMIT);
         if (rows.isEmpty()) {
             return List.of();
         }
@@ -76,7 +80,7 @@ public class CrossDatabaseCheck {
         List<Mismatch> mismatches = new ArrayList<>();
         for (Row row : rows) {
             String engineState = running.contains(row.processInstanceId()) ? "RUNNING"
-                    : Boolean.TRUE.equals(ended.get(row.processInstanceId())) ? "ENDED" : "UNKNOWN";
+                    : row.archived() || Boolean.TRUE.equals(ended.get(row.processInstanceId())) ? "ENDED" : "UNKNOWN";
             String problem = problem(row.status(), engineState);
             if (problem != null) {
                 mismatches.add(new Mismatch(row.id(), row.status(), row.processInstanceId(), engineState, problem,

@@ -1,5 +1,6 @@
 package dev.lockstep.todo;
 
+import dev.lockstep.archive.ArchivedProcess;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Date;
@@ -43,6 +44,13 @@ record ProjectedTask(String taskId, String processInstanceId, String taskDefinit
                 task.getDeleteReason() == null ? TaskState.COMPLETED : TaskState.CANCELED, task.getAssignee(),
                 task.getOwner(), null, List.of(), instant(task.getCreateTime()), instant(task.getEndTime()),
                 task.getDeleteReason());
+    }
+
+    /** An ended task of an archived process, mapped as {@link #ended} maps it from history. */
+    static ProjectedTask archived(ArchivedProcess.Task task) {
+        return new ProjectedTask(task.taskId(), task.processInstanceId(), task.taskDefinitionKey(), task.name(),
+                task.deleteReason() == null ? TaskState.COMPLETED : TaskState.CANCELED, task.assignee(), task.owner(), null,
+                List.of(), task.createTime(), task.endTime(), task.deleteReason());
     }
 
     private static Instant instant(Date date) {

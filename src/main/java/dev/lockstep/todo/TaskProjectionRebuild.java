@@ -1,5 +1,6 @@
 package dev.lockstep.todo;
 
+import dev.lockstep.archive.HistoryArchive;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -13,7 +14,8 @@ import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Regenerates task_projection from the engine: open tasks from the runtime, ended ones from
- * history, through the same {@link ProjectedTask} mapping the listener uses. One XA transaction.
+ * history, through the same {@link ProjectedTask} mapping the listener uses, and those of archived
+ * processes from the history archive. One XA transaction.
  */
 @Service
 @Transactional(rollbackFor = Exception.class)
@@ -22,11 +24,13 @@ public class TaskProjectionRebuild {
     private final TaskProjection projection;
     private final HistoryService history;
     private final TaskService tasks;
+    private final HistoryArchive archive;
 
-    public TaskProjectionRebuild(TaskProjection projection, HistoryService history, TaskService tasks) {
+    public TaskProjectionRebuild(TaskProjection projection, HistoryService history, TaskService tasks, HistoryArchive archive) {
         this.projection = projection;
         this.history = history;
         this.tasks = tasks;
+        this.archive = archive;
     }
 
     /** Returns the number of rows written. */
@@ -34,6 +38,8 @@ public class TaskProjectionRebuild {
         // Waits for in-flight task commands and holds later ones until this commits, so none is lost in between.
         projection.lockAll();
         projection.deleteAll();
+        // waits for an archival batch in flight: a process it moves is then in history or in the archive, never in neither
+        archive.lockControl();
         Map<String, String> businessKeys = history.createHistoricProcessInstanceQuery().list().stream()
                 .collect(Collectors.toMap(HistoricProcessInstance::getId, HistoricProcessInstance::getBusinessKey));
         Map<String, Task> open = tasks.createTaskQuery().list().stream()
@@ -46,6 +52,10 @@ public class TaskProjectionRebuild {
             ProjectedTask row = task.getEndTime() != null ? ProjectedTask.ended(task)
                     : ProjectedTask.open(open.get(task.getId()), tasks.getIdentityLinksForTask(task.getId()), task);
             projection.save(row, businessKeys.get(task.getProcessInstanceId()));
+            rows++;
+        }
+        for (HistoryArchive.ArchivedTask archived : archive.tasks()) {
+            projection.save(ProjectedTask.archived(archived.task()), archived.businessKey());
             rows++;
         }
         return rows;

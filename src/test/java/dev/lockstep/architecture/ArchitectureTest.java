@@ -18,7 +18,8 @@ class ArchitectureTest {
     /** Packages that hold use cases or their parts; the platform, web, security and operations sit below them. */
     private static final String[] FEATURES = {"dev.lockstep.approval..", "dev.lockstep.todo..", "dev.lockstep.workflow..",
             "dev.lockstep.recovery..", "dev.lockstep.usecase..", "dev.lockstep.singledb..", "dev.lockstep.publish..",
-            "dev.lockstep.catalog..", "dev.lockstep.reconciliation..", "dev.lockstep.delivery.."};
+            "dev.lockstep.catalog..", "dev.lockstep.reconciliation..", "dev.lockstep.delivery..", "dev.lockstep.archive..",
+            "dev.lockstep.archival.."};
 
     private static final JavaClasses SERVICE = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

@@ -59,6 +59,13 @@ public final class InvariantChecker {
                 instances.put(r.getString(1), new Instance(r.getString(1), r.getString(2), r.getBoolean(3), r.getString(4)));
             }
         }
+        // an archived process has ended; its history moved to the business database (history archival)
+        try (Statement s = business.createStatement();
+                ResultSet r = s.executeQuery("select process_instance_id, business_key, outcome from archived_process")) {
+            while (r.next()) {
+                instances.put(r.getString(1), new Instance(r.getString(1), r.getString(2), false, r.getString(3)));
+            }
+        }
         Set<String> runtimeRoots = new HashSet<>(strings(workflow,
                 "select id_ from act_ru_execution where parent_id_ is null"));
         Map<String, Integer> openTasks = new HashMap<>();
@@ -147,6 +154,7 @@ public final class InvariantChecker {
         // every recorded decision is a completed engine task
         Set<String> finishedTasks = new HashSet<>(strings(workflow,
                 "select id_ from act_hi_taskinst where end_time_ is not null"));
+        finishedTasks.addAll(strings(business, "select task_id from archived_task"));
         for (String taskId : strings(business, "select task_id from approval_record")) {
             if (!finishedTasks.contains(taskId)) {
                 violations.add("approval record for task " + taskId + " but the engine has not completed that task");

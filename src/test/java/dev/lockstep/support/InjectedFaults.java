@@ -17,7 +17,7 @@ import org.springframework.boot.test.context.TestComponent;
 public class InjectedFaults implements BeanPostProcessor {
 
     private static final Set<String> WRAPPED = Set.of("approvalProcess", "applicationRepository", "outbox",
-            "businessProcessBindingRepository", "approvalRecordRepository", "resolutionJournal", "recoveryAuditTrail");
+            "businessProcessBindingRepository", "approvalRecordRepository", "resolutionJournal", "recoveryAuditTrail", "historyArchive");
 
     private final Map<String, Runnable> armed = new ConcurrentHashMap<>();
 

@@ -22,7 +22,9 @@ import org.springframework.context.annotation.Import;
         // no polling loop: publishing tests drive OutboxPublisher.publishDue() themselves
         "lockstep.publish.poll-interval=0s",
         // no background scan over data the tests break on purpose: reconciliation tests start runs themselves
-        "lockstep.reconciliation.enabled=false"
+        "lockstep.reconciliation.enabled=false",
+        // archival tests run batches themselves
+        "lockstep.archival.enabled=false"
 })
 @Import({TestDatabases.class, Api.class, InjectedFaults.class})
 public @interface LockstepIntegrationTest {
