@@ -73,7 +73,7 @@ public class Deadlines {
     }
 
     /** How long after its creation a task of {@code step} reminds, at this risk level; null without a reminder. */
-    Duration remindAfter(String step, String riskLevel) {
+    Duration reminderDelay(String step, String riskLevel) {
         return policies.timing(step, riskLevel).map(Timing::remindAfter).orElse(null);
     }
 

@@ -36,7 +36,7 @@ class DueDates implements ActivitiEventListener {
                 || task.getProcessInstanceId() == null || !hasReminder(task)) {
             return;
         }
-        Duration after = deadlines.remindAfter(task.getTaskDefinitionKey(), (String) task.getVariable(Deadlines.RISK_LEVEL));
+        Duration after = deadlines.reminderDelay(task.getTaskDefinitionKey(), (String) task.getVariable(Deadlines.RISK_LEVEL));
         if (after != null) {
             projection.dueAt(task.getId(), Deadlines.engineNow().plus(after));
         }
