@@ -6,7 +6,9 @@ package dev.lockstep.approval;
  */
 enum ProcessOutcome {
     APPROVED(ApprovalStatus.APPROVED, PublishStatus.PENDING, BindingStatus.APPROVED),
-    REJECTED(ApprovalStatus.REJECTED, PublishStatus.NOT_STARTED, BindingStatus.REJECTED);
+    REJECTED(ApprovalStatus.REJECTED, PublishStatus.NOT_STARTED, BindingStatus.REJECTED),
+    /** A step's deadline returned it: a draft again, for the applicant to rework and resubmit. */
+    RETURNED(ApprovalStatus.DRAFT, PublishStatus.NOT_STARTED, BindingStatus.RETURNED);
 
     private final ApprovalStatus approvalStatus;
     private final PublishStatus publishStatus;

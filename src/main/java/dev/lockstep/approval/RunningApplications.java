@@ -75,13 +75,26 @@ public class RunningApplications {
 
     /** The application as locked, or empty when it is no longer being approved under this run. */
     public Optional<Application> lock(long applicationId, String processInstanceId) {
+        return lock(applicationId, processInstanceId, false);
+    }
+
+    /** As {@link #lock}, for an action inside a timer job (a step deadline): see {@link ActionFence#enterWithoutWaiting}. */
+    public Optional<Application> lockForTimer(long applicationId, String processInstanceId) {
+        return lock(applicationId, processInstanceId, true);
+    }
+
+    private Optional<Application> lock(long applicationId, String processInstanceId, boolean inTimerJob) {
         try (ApplicationWaiters.Slot waiting = waiters.enter(applicationId)) {
             if (applications.lockRunningStep(applicationId, processInstanceId, clock.instant()) == 0) {
                 return Optional.empty();
             }
             requireNotFrozen(applicationId);
             Application locked = applications.findById(applicationId).orElseThrow();
-            fence.enter(processInstanceId, locked.getActionSeq());
+            if (inTimerJob) {
+                fence.enterWithoutWaiting(processInstanceId, locked.getActionSeq());
+            } else {
+                fence.enter(processInstanceId, locked.getActionSeq());
+            }
             return Optional.of(locked);
         }
     }
@@ -192,6 +205,14 @@ public class RunningApplications {
         String outcome = process.outcome(processInstanceId).or(() -> archive.outcome(processInstanceId))
                 .orElseThrow(() -> new IllegalStateException("process " + processInstanceId
                         + " ended without an outcome variable; refusing to guess the result"));
+        closeAs(application, processInstanceId, outcome, now);
+    }
+
+    /**
+     * For an action inside the engine command that is ending the run on a route whose end event records
+     * {@code outcome} (a step's deadline): the application takes that outcome in the same transaction.
+     */
+    public void closeAs(Application application, String processInstanceId, String outcome, Instant now) {
         ProcessOutcome result = ProcessOutcome.valueOf(outcome);
         bindings.end(processInstanceId, result.bindingStatus(), now);
         applications.close(application.getId(), result.approvalStatus(), result.publishStatus(), null, now);

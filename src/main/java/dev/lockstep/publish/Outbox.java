@@ -4,6 +4,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.springframework.context.ApplicationEventPublisher;
@@ -21,6 +22,8 @@ import tools.jackson.databind.json.JsonMapper;
 public class Outbox {
 
     public static final String ASSET_PUBLISH_REQUESTED = "ASSET_PUBLISH_REQUESTED";
+    /** For a mail/chat gateway, never for the catalog: a step deadline reminded or escalated, or ended a run. */
+    public static final String DEADLINE_NOTIFICATION = "DEADLINE_NOTIFICATION";
 
     private final JsonMapper json = JsonMapper.builder().build();
     private final ApplicationEventPublisher events;
@@ -52,6 +55,33 @@ public class Outbox {
 
     /** An event row was written in the current transaction; this node's publisher looks for it once that commits. */
     record EventWritten(String eventId) {
+    }
+
+    /**
+     * A step deadline fired: who is to be told (the step's candidates, or the escalation group) about which
+     * application and step. Identifiers only, never the application's free text. Returns the event id.
+     */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public String notifyDeadline(DeadlineNotification notification, Instant now) {
+        String eventId = UUID.randomUUID().toString();
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("eventId", eventId);
+        payload.put("kind", notification.kind());
+        payload.put("applicationId", notification.applicationId());
+        payload.put("lifecycleNo", notification.lifecycleNo());
+        payload.put("step", notification.step());
+        payload.put("taskIds", notification.taskIds());
+        payload.put("recipientGroups", notification.recipientGroups());
+        payload.put("recipientUsers", notification.recipientUsers());
+        payload.put("occurredAt", now.toString());
+        entityManager.persist(OutboxEvent.pending(eventId, notification.aggregateType(),
+                Long.toString(notification.applicationId()), DEADLINE_NOTIFICATION, json.writeValueAsString(payload), now));
+        return eventId;
+    }
+
+    /** {@code kind}: what fired (REMINDED, ESCALATED, OVERDUE_REJECTED, OVERDUE_RETURNED). */
+    public record DeadlineNotification(String aggregateType, long applicationId, int lifecycleNo, String kind, String step,
+            List<String> taskIds, List<String> recipientGroups, List<String> recipientUsers) {
     }
 
     /**

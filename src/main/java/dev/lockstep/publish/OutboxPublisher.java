@@ -13,7 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers due outbox events to the catalog, at least once: claim a batch in a short local
+ * Delivers due outbox events at least once, routed by type (asset publications to the catalog, deadline
+ * notifications to the {@link NotificationLog}): claim a batch in a short local
  * transaction (the lease), call the catalog after that commit, record each outcome in another short
  * transaction fenced by the lease. A node that dies anywhere in between leaves a lease that expires,
  * and any node sends the event again under the same event id, which the catalog's inbox dedupes.
@@ -29,6 +30,7 @@ public class OutboxPublisher {
     private final String owner;
     private final Clock clock;
     private final PublishMetrics metrics;
+    private final NotificationLog notifications = new NotificationLog();
 
     OutboxPublisher(OutboxStore store, CatalogClient catalog, PublishProperties settings, String owner, Clock clock,
             MeterRegistry meters) {
@@ -79,6 +81,10 @@ public class OutboxPublisher {
     }
 
     private Mark deliver(ClaimedEvent event) throws InterruptedException {
+        if (Outbox.DEADLINE_NOTIFICATION.equals(event.eventType())) {
+            // routed by type: a notification never goes to the catalog
+            return notifications.deliver(event);
+        }
         if (!Outbox.ASSET_PUBLISH_REQUESTED.equals(event.eventType())) {
             return new Mark(EventStatus.FAILED, "UNSUPPORTED_EVENT_TYPE", "no target for event type " + event.eventType(), null);
         }

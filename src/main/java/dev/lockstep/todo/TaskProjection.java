@@ -66,6 +66,17 @@ public class TaskProjection {
         update("delete from task_projection");
     }
 
+    /** When the open task's step is due by its deadline policy, in the transaction that created the task. */
+    public void dueAt(String taskId, Instant dueAt) {
+        update("update task_projection set due_at = ? where task_id = ? and state = 'OPEN'", utc(dueAt), taskId);
+    }
+
+    /** The reminder fired: the open task is overdue from {@code since} on (a later reminder keeps the first time). */
+    public void overdue(String taskId, Instant since) {
+        update("update task_projection set overdue_since = coalesce(overdue_since, ?) where task_id = ? and state = 'OPEN'",
+                utc(since), taskId);
+    }
+
     public Optional<TaskView> find(String taskId) {
         return query("select * from task_projection where task_id = ?", taskId).stream().findFirst();
     }
@@ -181,7 +192,8 @@ public class TaskProjection {
                 rs.getString("process_instance_id"), rs.getString("state"), rs.getString("assignee"), rs.getString("owner"),
                 rs.getString("delegation_state"), Arrays.asList((String[]) groups.getArray()), instant(rs, "created_at"),
                 instant(rs, "ended_at"), rs.getString("business_type"), rs.getLong("application_id"),
-                rs.getString("application_title"), rs.getString("applicant_id"), rs.getBigDecimal("amount"));
+                rs.getString("application_title"), rs.getString("applicant_id"), rs.getBigDecimal("amount"),
+                instant(rs, "due_at"), rs.getObject("overdue_since") != null, instant(rs, "overdue_since"));
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {

@@ -42,6 +42,12 @@ public class TaskProjectionListener implements ActivitiEventListener {
                 : ProjectedTask.open(task, task.getIdentityLinks(), history), businessKey);
     }
 
+    /** Re-projects an open task whose candidates changed inside the current engine command (an escalation). */
+    public void reproject(TaskEntity task) {
+        HistoricTaskInstance history = Context.getCommandContext().getHistoricTaskInstanceEntityManager().findById(task.getId());
+        projection.save(ProjectedTask.open(task, task.getIdentityLinks(), history), task.getProcessInstance().getBusinessKey());
+    }
+
     /** A projection write that fails must fail the engine command, so neither database changes. */
     @Override
     public boolean isFailOnException() {

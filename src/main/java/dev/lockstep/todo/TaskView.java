@@ -4,7 +4,11 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 
-/** A task on someone's todo or done list, with enough of its application to decide whether to open it. */
+/**
+ * A task on someone's todo or done list, with enough of its application to decide whether to open it.
+ * {@code dueAt}: when its step's deadline policy reminds (null without one); {@code overdue} since the
+ * reminder fired ({@code overdueSince}).
+ */
 public record TaskView(
         String id,
         String name,
@@ -21,5 +25,8 @@ public record TaskView(
         long applicationId,
         String applicationTitle,
         String applicantId,
-        BigDecimal amount) {
+        BigDecimal amount,
+        Instant dueAt,
+        boolean overdue,
+        Instant overdueSince) {
 }

@@ -44,14 +44,27 @@ public class ActionFence {
      *         (the workflow database stalled in the commit phase; recovery will finish it)
      */
     public void enter(String processInstanceId, long actionSeq) {
+        enter(processInstanceId, actionSeq, PREDECESSOR_WAIT);
+    }
+
+    /**
+     * As {@link #enter}, for an action inside a timer job's engine command: that command loaded the run's
+     * variables before the action took the row lock and keeps reading them from its cache, so waiting
+     * cannot reveal the predecessor. Refuses at once instead; the job executor retries the job later.
+     */
+    public void enterWithoutWaiting(String processInstanceId, long actionSeq) {
+        enter(processInstanceId, actionSeq, Duration.ZERO);
+    }
+
+    private void enter(String processInstanceId, long actionSeq, Duration wait) {
         long previous = actionSeq - 1;
-        long deadline = System.nanoTime() + PREDECESSOR_WAIT.toNanos();
+        long deadline = System.nanoTime() + wait.toNanos();
         long pauseMillis = 1;
         // A run started before the sequence existed has no variable (seen = previous); from now on it has one.
         long seen;
         while ((seen = seen(processInstanceId, previous)) < previous) {
             if (System.nanoTime() > deadline) {
-                throw new PredecessorNotVisibleException(processInstanceId, previous, seen);
+                throw new PredecessorNotVisibleException(processInstanceId, previous, seen, wait);
             }
             pause(pauseMillis);
             pauseMillis = Math.min(pauseMillis * 2, 50);
@@ -83,10 +96,10 @@ public class ActionFence {
      */
     public static class PredecessorNotVisibleException extends ApiException {
 
-        PredecessorNotVisibleException(String processInstanceId, long expected, long seen) {
+        PredecessorNotVisibleException(String processInstanceId, long expected, long seen, Duration waited) {
             this();
             log.warn("process {} still shows action {} after {} s; the business database already holds action {}",
-                    processInstanceId, seen, PREDECESSOR_WAIT.toSeconds(), expected);
+                    processInstanceId, seen, waited.toSeconds(), expected);
         }
 
         PredecessorNotVisibleException() {

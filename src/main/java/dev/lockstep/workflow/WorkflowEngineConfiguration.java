@@ -29,7 +29,7 @@ import org.springframework.transaction.PlatformTransactionManager;
  * and would not wire this on Boot 4). In the single-database mode both beans are the JPA ones.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(EngineSettings.class)
+@EnableConfigurationProperties({EngineSettings.class, JobExecutorSettings.class})
 public class WorkflowEngineConfiguration {
 
     /**
@@ -44,7 +44,7 @@ public class WorkflowEngineConfiguration {
     @Bean
     SpringProcessEngineConfiguration processEngineConfiguration(@Qualifier("workflowDataSource") DataSource workflowDataSource,
             @Qualifier("transactionManager") PlatformTransactionManager transactionManager, WorkflowSchema schema,
-            TaskProjectionListener taskProjection, EngineSettings settings)
+            TaskProjectionListener taskProjection, EngineSettings settings, JobExecutorSettings jobs)
             throws IOException {
         SpringProcessEngineConfiguration configuration = new SpringProcessEngineConfiguration();
         configuration.setDataSource(workflowDataSource);
@@ -52,7 +52,15 @@ public class WorkflowEngineConfiguration {
         configuration.setDatabaseSchemaUpdate(WorkflowSchema.ALREADY_MIGRATED);
         configuration.setIdGenerator(settings.idGenerator().create());
         configuration.setHistoryLevel(settings.historyLevel().level);
-        configuration.setAsyncExecutorActivate(false);
+        // Timer jobs (step deadlines): each acquisition and each firing runs through the command executor
+        // above, so a firing is one JTA transaction over both databases.
+        configuration.setAsyncExecutorActivate(jobs.enabled());
+        configuration.setAsyncExecutorTimerLockTimeInMillis((int) jobs.lockTime().toMillis());
+        configuration.setAsyncExecutorAsyncJobLockTimeInMillis((int) jobs.lockTime().toMillis());
+        configuration.setAsyncExecutorResetExpiredJobsInterval((int) jobs.resetExpiredInterval().toMillis());
+        configuration.setAsyncExecutorDefaultTimerJobAcquireWaitTime((int) jobs.acquireWait().toMillis());
+        configuration.setAsyncExecutorDefaultAsyncJobAcquireWaitTime((int) jobs.acquireWait().toMillis());
+        configuration.setAsyncExecutorNumberOfRetries(jobs.retries());
         configuration.setDeploymentMode("single-resource");
         configuration.setDeploymentName("lockstep");
         configuration.setDeploymentResources(

@@ -94,7 +94,10 @@ public final class InvariantChecker {
             long running = ofApp.stream().filter(Instance::running).count();
             switch (app.status()) {
                 case "DRAFT" -> {
-                    if (!ofApp.isEmpty() || app.processInstanceId() != null) {
+                    // a step deadline may have returned its last run to the applicant: ended with outcome RETURNED
+                    Instance last = app.processInstanceId() == null ? null : instances.get(app.processInstanceId());
+                    boolean returned = last != null && !last.running() && "RETURNED".equals(last.outcome());
+                    if (running > 0 || (!returned && (!ofApp.isEmpty() || app.processInstanceId() != null))) {
                         violations.add("application " + key + " is DRAFT but the engine has " + ofApp.size()
                                 + " process instance(s) for it (process_instance_id=" + app.processInstanceId() + ")");
                     }
@@ -216,8 +219,13 @@ public final class InvariantChecker {
                 ResultSet r = s.executeQuery("select application_id, process_instance_id, kind from application_event")) {
             while (r.next()) {
                 String instance = r.getString(2);
-                eventsByInstance.computeIfAbsent(instance, k -> new ArrayList<>()).add(r.getString(3));
+                String kind = r.getString(3);
                 App app = apps.get(r.getLong(1));
+                if (!kind.equals("WITHDRAWN") && !kind.equals("TERMINATED")) {
+                    checkDeadlineEvent(r.getLong(1), instance, kind, app, instances, violations);
+                    continue;
+                }
+                eventsByInstance.computeIfAbsent(instance, k -> new ArrayList<>()).add(kind);
                 if (app == null || !"CANCELED".equals(app.status()) || !instance.equals(app.processInstanceId())) {
                     violations.add("application event " + r.getString(3) + " for application " + r.getLong(1) + " run " + instance
                             + " but that application is " + (app == null ? "missing" : app.status() + " on run " + app.processInstanceId()));
@@ -237,6 +245,29 @@ public final class InvariantChecker {
                 violations.add("application " + app.id() + " has a " + events.get(0) + " event but the engine's outcome is "
                         + run.outcome());
             }
+        }
+    }
+
+    /**
+     * A step deadline's trail entry: a reminder or escalation on any run of the application; a final
+     * action only on a run the engine ended with the matching outcome.
+     */
+    private static void checkDeadlineEvent(long applicationId, String instance, String kind, App app,
+            Map<String, Instance> instances, List<String> violations) {
+        Instance run = instances.get(instance);
+        if (app == null || run == null) {
+            violations.add("application event " + kind + " for application " + applicationId + " run " + instance
+                    + " but the application or the run does not exist");
+            return;
+        }
+        String expectedOutcome = switch (kind) {
+            case "OVERDUE_REJECTED" -> "REJECTED";
+            case "OVERDUE_RETURNED" -> "RETURNED";
+            default -> null;
+        };
+        if (expectedOutcome != null && (run.running() || !expectedOutcome.equals(run.outcome()))) {
+            violations.add("application event " + kind + " for application " + applicationId + " but its run " + instance
+                    + (run.running() ? " still runs" : " ended with outcome " + run.outcome()));
         }
     }
 

@@ -14,6 +14,9 @@ import dev.lockstep.support.TestDatabases;
 import java.util.ServiceLoader;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.activiti.spring.SpringProcessEngineConfiguration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -43,6 +46,23 @@ class OperationsEndpointsTest {
     @Autowired
     @Qualifier("workflowDataSource")
     AtomikosDataSourceBean workflowPool;
+
+    @Autowired
+    SpringProcessEngineConfiguration engine;
+
+    /**
+     * The engine's job executor (step deadlines) polls for due jobs in short JTA transactions of its
+     * own, one-phase on the workflow database: these tests count transactions and branch calls exactly.
+     */
+    @BeforeEach
+    void pauseJobExecutor() {
+        engine.getAsyncExecutor().shutdown();
+    }
+
+    @AfterEach
+    void resumeJobExecutor() {
+        engine.getAsyncExecutor().start();
+    }
 
     @Test
     void anyoneSeesEachComponentsStatusButNotItsDetails() {

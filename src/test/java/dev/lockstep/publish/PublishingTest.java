@@ -12,10 +12,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -35,6 +38,10 @@ class PublishingTest extends UseCaseIntegrationTest {
     EmbeddedPostgresServers servers;
     @Autowired
     RemoteCallOutsideTransaction outsideTransaction;
+    @Autowired
+    Outbox outbox;
+    @Autowired
+    PlatformTransactionManager transactionManager;
 
     PublishFixture fixture;
 
@@ -106,6 +113,21 @@ class PublishingTest extends UseCaseIntegrationTest {
         assertThat(api.get(null, "/catalog/publications/no-such-event").status()).isEqualTo(404);
         JsonNode details = api.get("alice", "/api/applications/" + id).json();
         assertThat(details.toString()).contains("PUBLISHED");
+    }
+
+    /** A deadline notification is routed by its type: delivered (to the notification log), never sent to the catalog. */
+    @Test
+    void aDeadlineNotificationIsNeverSentToTheCatalog() {
+        String eventId = new TransactionTemplate(transactionManager).execute(status -> outbox.notifyDeadline(
+                new Outbox.DeadlineNotification("APPLICATION", 9_999_001L, 1, "ESCALATED", "managerApproval", List.of("task-1"),
+                        List.of("senior-managers"), List.of()), Instant.now()));
+
+        drain(publisher);
+
+        assertThat(fixture.event(eventId)).containsEntry("event_type", Outbox.DEADLINE_NOTIFICATION)
+                .containsEntry("event_status", "PUBLISHED");
+        assertThat(fixture.catalog().queryForObject("select count(*) from inbox_message where event_id = ?", Integer.class, eventId))
+                .isZero();
     }
 
     /** The publisher died after the catalog applied the event and before it marked PUBLISHED: sent again, deduped. */

@@ -10,15 +10,20 @@ import jakarta.persistence.Table;
 import java.time.Instant;
 
 /**
- * One application-level event of the trail: a withdrawal or termination of a lifecycle, with who,
- * when, why and which tasks it closed (their ids and names, comma separated, in the engine's order).
+ * One application-level event of the trail: a withdrawal or termination of a lifecycle, or a step
+ * deadline's firing, with who, when, why and which tasks it closed or concerned (their ids and names,
+ * comma separated, in the engine's order).
  */
 @Entity
 @Table(name = "application_event")
 public class ApplicationEvent {
 
     public enum Kind {
-        WITHDRAWN, TERMINATED
+        WITHDRAWN, TERMINATED,
+        /** Step deadlines (actor {@value ApplicationTrail#DEADLINE_ACTOR}): the candidates reminded, the step escalated. */
+        REMINDED, ESCALATED,
+        /** A step's final deadline ended the run: rejected, or returned to the applicant. */
+        OVERDUE_REJECTED, OVERDUE_RETURNED
     }
 
     @Id

@@ -22,6 +22,9 @@ import org.springframework.stereotype.Component;
 @Component
 public class ApplicationTrail {
 
+    /** The actor of every entry a step deadline writes: no person decided it. */
+    public static final String DEADLINE_ACTOR = "deadline";
+
     private final ApplicationEventRepository events;
 
     @PersistenceContext
@@ -45,6 +48,14 @@ public class ApplicationTrail {
             entityManager.unwrap(Session.class).doReturningWork(connection ->
                     AuditTrail.appendOn(connection, now, actor, "APPLICATION_TERMINATED", null, detail));
         }
+    }
+
+    /** A step deadline's firing, in the timer job's transaction; {@code tasks}: the step's tasks it concerned. */
+    public void deadline(Application application, Kind kind, String reason, List<OpenTask> tasks, Instant now) {
+        events.saveAndFlush(ApplicationEvent.of(application.getId(), application.getLifecycleNo(),
+                application.getProcessInstanceId(), kind, DEADLINE_ACTOR, reason,
+                tasks.stream().map(OpenTask::id).collect(Collectors.joining(",")),
+                tasks.stream().map(OpenTask::name).collect(Collectors.joining(",")), null, now));
     }
 
     public List<ApplicationEvent> of(long applicationId) {

@@ -1,0 +1,131 @@
+package dev.lockstep.deadlines;
+
+import dev.lockstep.approval.Application;
+import dev.lockstep.approval.RunningApplications;
+import dev.lockstep.approval.trail.ApplicationEvent.Kind;
+import dev.lockstep.approval.trail.ApplicationTrail;
+import dev.lockstep.deadlines.DeadlineProperties.FinalAction;
+import dev.lockstep.publish.Outbox;
+import dev.lockstep.publish.Outbox.DeadlineNotification;
+import dev.lockstep.todo.TaskProjection;
+import dev.lockstep.todo.TaskProjectionListener;
+import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.workflow.ApprovalProcess.OpenTask;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Stream;
+import org.activiti.engine.ManagementService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * What a step deadline does when its timer fires, inside the timer job's engine command and so inside
+ * its one JTA transaction over both databases. Like a person's decision it first holds the application
+ * (row lock, then the action fence), so a firing and a decision on the same step serialize: whichever
+ * commits first wins, and the other finds the step decided (the decision: 409) or its job gone (the
+ * firing: rolled back by the engine's optimistic lock, nothing written). Then, together: the engine
+ * change, the todo projection, the trail entry, the notification in the outbox and, for a final action,
+ * the application's status.
+ */
+@Component
+@Transactional(propagation = Propagation.MANDATORY)
+public class DeadlineFirings {
+
+    private static final Logger log = LoggerFactory.getLogger(DeadlineFirings.class);
+
+    private final RunningApplications running;
+    private final ApprovalProcess process;
+    private final ApplicationTrail trail;
+    private final TaskProjection projection;
+    private final TaskProjectionListener projector;
+    private final Outbox outbox;
+    private final ManagementService management;
+    private final DeadlineMetrics metrics;
+    private final Clock clock;
+
+    DeadlineFirings(RunningApplications running, ApprovalProcess process, ApplicationTrail trail, TaskProjection projection,
+            TaskProjectionListener projector, Outbox outbox, ManagementService management, DeadlineMetrics metrics, Clock clock) {
+        this.running = running;
+        this.process = process;
+        this.trail = trail;
+        this.projection = projection;
+        this.projector = projector;
+        this.outbox = outbox;
+        this.management = management;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    /** The step's candidates are reminded; its open tasks are overdue from now on. */
+    void remind(Firing firing) {
+        Application application = hold(firing);
+        List<OpenTask> tasks = tasksOf(firing);
+        Instant now = clock.instant();
+        tasks.forEach(task -> projection.overdue(task.id(), now));
+        trail.deadline(application, Kind.REMINDED, firing.stepName() + " is overdue: its candidates were reminded", tasks, now);
+        notify(application, firing, Kind.REMINDED, tasks, candidateGroups(tasks), assignees(tasks), now);
+    }
+
+    /** The step's open tasks are offered to the escalation group as well. */
+    void escalate(Firing firing, String group) {
+        Application application = hold(firing);
+        List<OpenTask> tasks = tasksOf(firing);
+        Instant now = clock.instant();
+        tasks.forEach(task -> management.executeCommand(new EscalateCmd(task.id(), group, projector)));
+        running.refreshSummary(application.getId(), firing.processInstanceId(), now);
+        trail.deadline(application, Kind.ESCALATED, firing.stepName() + " is overdue: escalated to " + group, tasks, now);
+        notify(application, firing, Kind.ESCALATED, tasks, List.of(group), List.of(), now);
+    }
+
+    /**
+     * The interrupting timer has cancelled the step and its flow leads to the end event recording the
+     * outcome this action stands for; the application takes that outcome in the same transaction.
+     */
+    void end(Firing firing, FinalAction action) {
+        Application application = hold(firing);
+        List<OpenTask> tasks = tasksOf(firing);
+        Instant now = clock.instant();
+        Kind kind = action == FinalAction.REJECT ? Kind.OVERDUE_REJECTED : Kind.OVERDUE_RETURNED;
+        String what = action == FinalAction.REJECT ? "the application was rejected" : "the application was returned to its applicant";
+        trail.deadline(application, kind, firing.stepName() + " passed its final deadline: " + what, tasks, now);
+        notify(application, firing, kind, tasks, candidateGroups(tasks), List.of(application.getApplicantId()), now);
+        running.closeAs(application, firing.processInstanceId(), action == FinalAction.REJECT ? "REJECTED" : "RETURNED", now);
+    }
+
+    /**
+     * The application's row lock and the action fence, as for a person's decision. An application not
+     * (or no longer) approving under this run fails the firing: the engine retries it later, and a
+     * retry finds the timer gone once whatever ended the run has committed in the workflow database.
+     */
+    private Application hold(Firing firing) {
+        return running.lockForTimer(firing.applicationId(), firing.processInstanceId()).orElseThrow(() -> new IllegalStateException(
+                "deadline of step " + firing.step() + " fired for application " + firing.applicationId()
+                        + ", which is not being approved under process " + firing.processInstanceId()));
+    }
+
+    private List<OpenTask> tasksOf(Firing firing) {
+        return process.openTasks(firing.processInstanceId()).stream()
+                .filter(task -> task.taskDefinitionKey().equals(firing.step())).toList();
+    }
+
+    private void notify(Application application, Firing firing, Kind kind, List<OpenTask> tasks, List<String> groups,
+            List<String> users, Instant now) {
+        outbox.notifyDeadline(new DeadlineNotification(Application.BUSINESS_TYPE, application.getId(), application.getLifecycleNo(),
+                kind.name(), firing.step(), tasks.stream().map(OpenTask::id).toList(), groups, users), now);
+        metrics.firedOnCommit(kind);
+        log.info("deadline of step {} on application {}: {}", firing.step(), application.getId(), kind);
+    }
+
+    private static List<String> candidateGroups(List<OpenTask> tasks) {
+        return tasks.stream().flatMap(task -> task.candidateGroups().stream()).distinct().sorted().toList();
+    }
+
+    private static List<String> assignees(List<OpenTask> tasks) {
+        return tasks.stream().flatMap(task -> Stream.of(task.assignee())).filter(Objects::nonNull).distinct().sorted().toList();
+    }
+}

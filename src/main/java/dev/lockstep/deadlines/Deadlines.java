@@ -1,0 +1,102 @@
+package dev.lockstep.deadlines;
+
+import dev.lockstep.deadlines.DeadlineProperties.FinalAction;
+import dev.lockstep.deadlines.DeadlineProperties.Timing;
+import dev.lockstep.platform.StartupCheckFailure;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import org.activiti.bpmn.model.UserTask;
+import org.activiti.engine.RepositoryService;
+import org.activiti.engine.delegate.DelegateExecution;
+import org.activiti.engine.impl.context.Context;
+import org.springframework.stereotype.Component;
+
+/**
+ * Bean {@code deadlines} of the BPMN: each user task of the shipped processes carries four timer
+ * boundary events (remind and escalate non-interrupting; reject and return-to-applicant interrupting)
+ * whose times come from here when the task is entered, and whose flows call back here when they fire.
+ * A time of null creates no timer, so a step without that deadline in its policy simply has none.
+ * Times are counted on the engine's clock, the one its job executor compares due dates with.
+ */
+@Component("deadlines")
+public class Deadlines {
+
+    /** Process variable the gateways already use; the policy may differ by it. */
+    static final String RISK_LEVEL = "riskLevel";
+
+    private final DeadlineProperties policies;
+    private final DeadlineFirings firings;
+
+    Deadlines(DeadlineProperties policies, DeadlineFirings firings, RepositoryService repository) {
+        this.policies = policies;
+        this.firings = firings;
+        refuseUnknownSteps(repository);
+    }
+
+    public Date remindAfter(DelegateExecution execution, String step) {
+        return due(execution, step, Timing::remindAfter);
+    }
+
+    public Date escalateAfter(DelegateExecution execution, String step) {
+        return due(execution, step, Timing::escalateAfter);
+    }
+
+    public Date rejectAfter(DelegateExecution execution, String step) {
+        return due(execution, step, timing -> timing.finalAction() == FinalAction.REJECT ? timing.finalAfter() : null);
+    }
+
+    public Date returnAfter(DelegateExecution execution, String step) {
+        return due(execution, step, timing -> timing.finalAction() == FinalAction.RETURN ? timing.finalAfter() : null);
+    }
+
+    public void remind(DelegateExecution execution, String step) {
+        firings.remind(Firing.of(execution, step));
+    }
+
+    public void escalate(DelegateExecution execution, String step) {
+        firings.escalate(Firing.of(execution, step), policies.escalationGroup(step).orElseThrow(() -> new IllegalStateException(
+                "step " + step + " escalates but lockstep.deadlines.steps." + step + ".escalate-to is no longer set")));
+    }
+
+    /** Its flow leads to the end event that records the outcome REJECTED. */
+    public void reject(DelegateExecution execution, String step) {
+        firings.end(Firing.of(execution, step), FinalAction.REJECT);
+    }
+
+    /** Its flow leads to the end event that records the outcome RETURNED. */
+    public void returnToApplicant(DelegateExecution execution, String step) {
+        firings.end(Firing.of(execution, step), FinalAction.RETURN);
+    }
+
+    /** How long after its creation a task of {@code step} reminds, at this risk level; null without a reminder. */
+    Duration reminderDelay(String step, String riskLevel) {
+        return policies.timing(step, riskLevel).map(Timing::remindAfter).orElse(null);
+    }
+
+    private Date due(DelegateExecution execution, String step, Function<Timing, Duration> which) {
+        Duration after = policies.timing(step, (String) execution.getVariable(RISK_LEVEL)).map(which).orElse(null);
+        return after == null ? null : Date.from(engineNow().plus(after));
+    }
+
+    static Instant engineNow() {
+        return Context.getProcessEngineConfiguration().getClock().getCurrentTime().toInstant();
+    }
+
+    /** A policy for a step no shipped process has is a typo that would silently never fire. */
+    private void refuseUnknownSteps(RepositoryService repository) {
+        Set<String> steps = new TreeSet<>();
+        repository.createProcessDefinitionQuery().latestVersion().list().forEach(definition ->
+                repository.getBpmnModel(definition.getId()).getMainProcess().findFlowElementsOfType(UserTask.class)
+                        .forEach(task -> steps.add(task.getId())));
+        for (String step : policies.steps().keySet()) {
+            if (!steps.contains(step)) {
+                throw new StartupCheckFailure("lockstep.deadlines.steps." + step, "names no step of the deployed processes.",
+                        "use one of " + steps + ", or remove the entry.");
+            }
+        }
+    }
+}
