@@ -13,7 +13,9 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import org.hibernate.Session;
@@ -64,6 +66,31 @@ public class TaskProjection {
 
     void deleteAll() {
         update("delete from task_projection");
+    }
+
+    /** The deadline marks, by task: the projection's own record, which the engine does not keep for a rebuild. */
+    Map<String, DeadlineMarks> deadlineMarks() {
+        return session().doReturningWork(connection -> {
+            Map<String, DeadlineMarks> marks = new HashMap<>();
+            try (PreparedStatement statement = prepare(connection, "select task_id, due_at, overdue_since from task_projection"
+                    + " where due_at is not null or overdue_since is not null");
+                    ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    marks.put(rs.getString("task_id"), new DeadlineMarks(instant(rs, "due_at"), instant(rs, "overdue_since")));
+                }
+            }
+            return marks;
+        });
+    }
+
+    /** Puts back the marks {@link #deadlineMarks()} read, whatever the task's state now. */
+    void restore(String taskId, DeadlineMarks marks) {
+        update("update task_projection set due_at = ?, overdue_since = ? where task_id = ?", utc(marks.dueAt()),
+                utc(marks.overdueSince()), taskId);
+    }
+
+    /** When the task was due by its deadline policy, and since when it has been overdue (null: never reminded). */
+    record DeadlineMarks(Instant dueAt, Instant overdueSince) {
     }
 
     /** When the open task's step is due by its deadline policy, in the transaction that created the task. */

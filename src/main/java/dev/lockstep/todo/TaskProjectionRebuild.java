@@ -37,6 +37,8 @@ public class TaskProjectionRebuild {
     public int rebuild() {
         // Waits for in-flight task commands and holds later ones until this commits, so none is lost in between.
         projection.lockAll();
+        // due dates and overdue marks are the projection's own record (set by the deadline listener), not engine facts
+        Map<String, TaskProjection.DeadlineMarks> deadlineMarks = projection.deadlineMarks();
         projection.deleteAll();
         // waits for an archival batch in flight: a process it moves is then in history or in the archive, never in neither
         archive.lockControl();
@@ -58,6 +60,7 @@ public class TaskProjectionRebuild {
             projection.save(ProjectedTask.archived(archived.task()), archived.businessKey());
             rows++;
         }
+        deadlineMarks.forEach(projection::restore);
         return rows;
     }
 }

@@ -21,6 +21,9 @@ import org.springframework.context.annotation.Import;
         "lockstep.tm.unique-name=lockstep-it.tm",
         // no polling loop: publishing tests drive OutboxPublisher.publishDue() themselves
         "lockstep.publish.poll-interval=0s",
+        // ... so events other tests leave PENDING must not turn health OUT_OF_SERVICE in a long run; the stuck
+        // signal's own test writes an event two hours overdue
+        "lockstep.publish.stuck-after=1h",
         // no background scan over data the tests break on purpose: reconciliation tests start runs themselves
         "lockstep.reconciliation.enabled=false",
         // archival tests run batches themselves
