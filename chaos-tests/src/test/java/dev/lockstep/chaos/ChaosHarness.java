@@ -68,7 +68,8 @@ final class ChaosHarness implements AutoCloseable {
     static final List<String> RULES = List.of("halt-before-first-prepare.btm", "halt-after-first-prepare.btm",
             "halt-before-commit-decision.btm", "halt-after-commit-decision.btm", "halt-after-first-commit.btm",
             "stall-past-timeout.btm", "pause-before-business-prepare.btm", "pause-before-workflow-commit.btm",
-            "halt-before-outbox-write.btm", "halt-after-approval-commit.btm", "halt-after-catalog-answer.btm");
+            "halt-before-outbox-write.btm", "halt-after-approval-commit.btm", "halt-after-catalog-answer.btm",
+            "halt-between-background-prepares.btm", "archival-min-age-one-second.btm");
 
     /** Settings every service JVM of this harness gets on top of the suite's own (e.g. where to publish). */
     final List<String> serviceSettings = new ArrayList<>();
@@ -304,16 +305,21 @@ final class ChaosHarness implements AutoCloseable {
      * the scenario fails without it.
      */
     void requireHaltEvidence(ScenarioRecord s, HaltPoint point) {
+        requireHaltEvidence(s, point.rule, point.moment, point.preparedAtHalt);
+    }
+
+    /** The same proof for a rule outside the five use-case points: {@code preparedAtHalt} branches of one transaction. */
+    void requireHaltEvidence(ScenarioRecord s, String rule, String moment, int preparedAtHalt) {
         String trace = faultTrace();
         List<String> prepared = prepared();
         s.faultFired = trace + "\npg_prepared_xacts at the halt: " + (prepared.isEmpty() ? "none" : String.join("; ", prepared));
         // pgjdbc's rules print the XID as hex bytes, Atomikos's log rules the transaction id as text
         String tmNameInHex = java.util.HexFormat.of().withUpperCase().formatHex(TM_NAME.getBytes(StandardCharsets.UTF_8));
         if (!trace.startsWith("CHAOS halt") || !(trace.contains(TM_NAME) || trace.toUpperCase().contains(tmNameInHex))) {
-            throw new AssertionError("no trace of " + point.rule + " firing for this node in " + service.log() + ": " + trace);
+            throw new AssertionError("no trace of " + rule + " firing for this node in " + service.log() + ": " + trace);
         }
-        if (prepared.size() != point.preparedAtHalt) {
-            throw new AssertionError(point.moment + ": expected " + point.preparedAtHalt + " prepared branch(es), found " + prepared);
+        if (prepared.size() != preparedAtHalt) {
+            throw new AssertionError(moment + ": expected " + preparedAtHalt + " prepared branch(es), found " + prepared);
         }
         long transactions = prepared.stream().map(p -> p.replaceAll(".*gtrid (\\S+),.*", "$1")).distinct().count();
         if (transactions > 1) {

@@ -45,6 +45,9 @@ public final class ServiceProcess {
             {"erin", "ADMIN", ""},
     };
 
+    /** The switch of the engine's job executor (timer firings); off unless the harness's settings turn it on. */
+    public static final String JOBS_ENABLED = "--lockstep.engine.jobs.enabled=";
+
     private final Path jar;
     private final Path home;
     private final int httpPort;
@@ -89,9 +92,6 @@ public final class ServiceProcess {
                 "--lockstep.tm.recovery-delay=2s",
                 // the suite's invariant checker is the judge here; no background repair in between
                 "--lockstep.reconciliation.enabled=false",
-                // no scenario crashes a deadline timer yet; the engine's job executor polls in JTA transactions of
-                // its own, whose coordinator-log writes a halt rule armed for a use case could otherwise catch
-                "--lockstep.engine.jobs.enabled=false",
                 "--lockstep.db.business.url=" + business.jdbcUrl(),
                 "--lockstep.db.business.username=" + business.username(),
                 "--lockstep.db.business.password=" + business.password(),
@@ -99,6 +99,12 @@ public final class ServiceProcess {
                 "--lockstep.db.workflow.username=" + workflow.username(),
                 "--lockstep.db.workflow.password=" + workflow.password(),
                 "--logging.level.com.atomikos=INFO"));
+        // the engine's job executor polls in JTA transactions of its own, whose coordinator-log writes a halt
+        // rule armed for a use case could catch; only a harness that crashes a timer firing turns it on
+        // (DeadlineAndArchivalChaosIT, whose halt rule fires only on the escalating thread)
+        if (settings.stream().noneMatch(s -> s.startsWith(JOBS_ENABLED))) {
+            cmd.add(JOBS_ENABLED + "false");
+        }
         for (int i = 0; i < USERS.length; i++) {
             cmd.add("--lockstep.security.users[" + i + "].name=" + USERS[i][0]);
             cmd.add("--lockstep.security.users[" + i + "].password={noop}" + LockstepClient.PASSWORD);

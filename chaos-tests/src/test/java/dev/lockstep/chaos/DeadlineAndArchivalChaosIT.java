@@ -1,0 +1,315 @@
+package dev.lockstep.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.chaos.report.ComplianceReport;
+import dev.lockstep.chaos.report.ScenarioRecord;
+import dev.lockstep.chaos.support.LockstepClient.Answer;
+import dev.lockstep.chaos.support.LockstepClient;
+import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
+import dev.lockstep.chaos.support.ServiceProcess;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Background work halted between the prepares of its XA transaction (issue 16): a deadline's escalation
+ * fired by the engine's job executor (43), and a history archival batch (44). Neither has a client that
+ * retries; what must hold instead is all-or-nothing after recovery, and that the work is done exactly
+ * once when it runs again (the timer fires again by itself, the batch is run again by the operator).
+ *
+ * <p>One service configuration serves both: the job executor on (ServiceProcess keeps it off for every
+ * other harness), {@code managerApproval} reminding after 3 s and escalating after 10 s, job locks short
+ * enough that a firing lost in the crash fires again soon after the restart, and scheduled archival off
+ * (the scenario runs its batches through the admin API). The halt rule marks the thread that enters the
+ * escalation or the batch and halts only that thread's transaction, so an executor poll or the reminder
+ * never trips it.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DeadlineAndArchivalChaosIT {
+
+    private static final String HALT_RULE = "halt-between-background-prepares.btm";
+    private static final String MIN_AGE_RULE = "archival-min-age-one-second.btm";
+    private static final String MOMENT = "after the first prepare, before the second";
+    private static final String ESCALATION_GROUP = "senior-managers";
+    private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
+    /** lock-time + reset-expired-interval + acquire-wait below, with room for a busy machine. */
+    private static final Duration REFIRE_WINDOW = Duration.ofSeconds(120);
+
+    @RegisterExtension
+    static final ComplianceReport REPORT =
+            ComplianceReport.shared(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
+
+    static ChaosHarness h;
+
+    @BeforeAll
+    static void startDatabases() {
+        h = new ChaosHarness();
+        h.serviceSettings.addAll(List.of(
+                ServiceProcess.JOBS_ENABLED + "true",
+                "--lockstep.engine.jobs.lock-time=20s",
+                "--lockstep.engine.jobs.reset-expired-interval=5s",
+                "--lockstep.engine.jobs.acquire-wait=2s",
+                "--lockstep.deadlines.steps.managerApproval.timing.remind-after=3s",
+                "--lockstep.deadlines.steps.managerApproval.timing.escalate-after=10s",
+                "--lockstep.archival.enabled=false"));
+    }
+
+    @AfterAll
+    static void stopAll() {
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    /**
+     * The escalation as both databases hold it, read with plain SQL: the escalation group as a candidate
+     * group of the open task (engine, ACT_RU_IDENTITYLINK), in the todo projection and its task_offer rows,
+     * the ESCALATED trail entry and the DEADLINE_NOTIFICATION outbox row.
+     */
+    record Escalation(int engineCandidateLinks, int projectionGroups, int offers, int trailEntries, int notifications) {
+
+        static final Escalation NONE = new Escalation(0, 0, 0, 0, 0);
+        static final Escalation ONCE = new Escalation(1, 1, 1, 1, 1);
+    }
+
+    @Test
+    @Order(1)
+    void haltBetweenThePreparesOfATimerDrivenEscalation() {
+        ScenarioRecord s = REPORT.begin(43, "deadline escalation: JVM halted between the prepares",
+                MOMENT + " of the XA transaction of a timer-driven escalation (managerApproval's escalate timer, fired by the"
+                        + " engine's job executor)",
+                "Byteman rule " + HALT_RULE + ": Runtime.halt(1) on the thread that entered DeadlineFirings.escalate",
+                "Presumed abort: escalated on neither database (" + Escalation.NONE + "), the timer job still there; after the"
+                        + " restart the timer fires again and the step is escalated exactly once on both (" + Escalation.ONCE + ").");
+        s.useCase = "deadline escalation";
+
+        h.ensureService(Timeouts.SHORT);
+        h.arm(HALT_RULE);
+        long app;
+        try {
+            // armed before the step opens: its escalation is due 10 s after, with no request to wait for
+            app = submitted(draft(h.client));
+            s.rowsBefore.putAll(escalationRows(app));
+            haltAndRecover(s, () -> { });
+        } finally {
+            h.disarm(HALT_RULE);
+        }
+        s.rowsAfterRecovery.putAll(escalationRows(app));
+        assertThat(escalation(app)).as("after recovery: escalated on neither database").isEqualTo(Escalation.NONE);
+        assertThat(String.valueOf(escalationRows(app).get("workflow: escalate timer jobs")))
+                .as("the rolled-back firing left its job to fire again").isNotEqualTo("none");
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+
+        awaitEscalated(app);
+        s.note("the timer fired again after the restart: " + escalationRows(app));
+        assertThat(escalation(app)).as("escalated exactly once on both databases").isEqualTo(Escalation.ONCE);
+        assertThat(String.valueOf(escalationRows(app).get("workflow: escalate timer jobs"))).as("the timer is spent").isEqualTo("none");
+        s.observedOutcome = "rolled back: " + Escalation.NONE + "; fired again after the restart: " + escalation(app);
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+
+    @Test
+    @Order(2)
+    void haltBetweenThePreparesOfAHistoryArchivalBatch() {
+        ScenarioRecord s = REPORT.begin(44, "history archival batch: JVM halted between the prepares",
+                MOMENT + " of the XA transaction of one history archival batch (ACT_HI_* rows deleted through the engine,"
+                        + " archived_* rows written)",
+                "Byteman rule " + HALT_RULE + ": Runtime.halt(1) on the thread that entered HistoryArchival.moveBatch; rule "
+                        + MIN_AGE_RULE + " lets the batch take processes ended 1 s ago (startup refuses a min-age below 1d)",
+                "Presumed abort: each process's history still whole in ACT_HI_* and absent from the archive; the batch run"
+                        + " again moves every process exactly once (archive row counts = the history's counts before).");
+        s.useCase = "history archival";
+
+        h.ensureService(Timeouts.SHORT);
+        List<String> processes = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            processes.add(withdrawnProcess(h.client));
+        }
+        Map<String, History> before = new LinkedHashMap<>();
+        processes.forEach(p -> before.put(p, history(p)));
+        before.forEach((p, counts) -> assertThat(counts.archived()).as(p + " before the batch").isEqualTo(History.Side.NONE));
+        before.forEach((p, counts) -> s.rowsBefore.put("process " + p, counts));
+
+        h.arm(MIN_AGE_RULE);
+        try {
+            h.arm(HALT_RULE);
+            try {
+                haltAndRecover(s, () -> s.clientAnswer = runBatch().toString());
+            } finally {
+                h.disarm(HALT_RULE);
+            }
+            processes.forEach(p -> s.rowsAfterRecovery.put("process " + p, history(p)));
+            for (String p : processes) {
+                History recovered = history(p);
+                assertThat(recovered.inHistory().isEmpty() != recovered.archived().isEmpty())
+                        .as(p + " is in exactly one place after recovery: " + recovered).isTrue();
+                assertThat(recovered).as(p + ": presumed abort leaves it in the history").isEqualTo(before.get(p));
+            }
+            assertThat(h.invariants(s, false).violations()).isEmpty();
+
+            Answer again = runBatch();
+            s.note("the batch run again after recovery: " + again);
+            assertThat(again.status()).as("batch run again: " + again).isEqualTo(200);
+        } finally {
+            h.disarm(MIN_AGE_RULE);
+        }
+        List<String> moved = new ArrayList<>();
+        for (String p : processes) {
+            History after = history(p);
+            assertThat(after).as(p + " moved entirely, exactly once")
+                    .isEqualTo(new History(before.get(p).inHistory(), History.Side.NONE));
+            moved.add(p + ": " + after);
+        }
+        s.observedOutcome = "rolled back (all " + processes.size() + " processes still in ACT_HI_*, none archived); the batch run"
+                + " again moved each exactly once: " + String.join("; ", moved);
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+
+    /**
+     * Shared by both scenarios: start the work ({@code trigger}; the escalation starts by itself), wait for
+     * the halt, prove it hit one prepared branch of one transaction, restart and wait until recovery has
+     * resolved every prepared branch.
+     */
+    private static void haltAndRecover(ScenarioRecord s, Runnable trigger) {
+        trigger.run();
+        h.service.awaitExit(Duration.ofSeconds(90));
+        s.preparedAfterFault = h.prepared();
+        s.coordinatorLogAfterFault = h.coordinatorLog();
+        h.requireHaltEvidence(s, HALT_RULE, MOMENT, 1);
+        h.disarm(HALT_RULE);
+        h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
+        s.preparedAfterRecovery = h.prepared();
+    }
+
+    private static Answer runBatch() {
+        return h.client.send("erin", "POST", "/api/admin/history-archival/runs", "{\"batches\":1}", null);
+    }
+
+    private static void awaitEscalated(long app) {
+        long deadline = System.nanoTime() + REFIRE_WINDOW.toNanos();
+        while (escalation(app).trailEntries() == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the escalate timer did not fire again within " + REFIRE_WINDOW + ": " + escalationRows(app));
+            }
+            ChaosHarness.sleep(500);
+        }
+    }
+
+    private static Escalation escalation(long app) {
+        Map<String, Object> rows = escalationRows(app);
+        return new Escalation(count(rows, "workflow: escalation group links of the open task"),
+                count(rows, "business: task_projection rows offering the group"), count(rows, "business: task_offer rows"),
+                count(rows, "business: ESCALATED trail entries"), count(rows, "business: ESCALATED notifications in the outbox"));
+    }
+
+    private static int count(Map<String, Object> rows, String key) {
+        return Integer.parseInt(String.valueOf(rows.get(key)));
+    }
+
+    private static Map<String, Object> escalationRows(long app) {
+        Map<String, Object> rows = new LinkedHashMap<>();
+        String id = Long.toString(app);
+        try (Connection b = h.business.connect(); Connection w = h.workflow.connect()) {
+            rows.put("workflow: escalation group links of the open task", ChaosHarness.one(w, "select count(*) from act_ru_identitylink i"
+                    + " join act_ru_task t on t.id_ = i.task_id_ join act_ru_execution e on e.id_ = t.proc_inst_id_"
+                    + " where e.business_key_ = ? and i.type_ = 'candidate' and i.group_id_ = '" + ESCALATION_GROUP + "'", id));
+            rows.put("workflow: escalate timer jobs", ChaosHarness.one(w, "select coalesce(string_agg(kind || ' lock_owner=' || coalesce(owner, 'none'),"
+                    + " ', '), 'none') from (select 'timer' kind, lock_owner_ owner, process_instance_id_ p, handler_cfg_ cfg from act_ru_timer_job"
+                    + " union all select 'executable', lock_owner_, process_instance_id_, handler_cfg_ from act_ru_job"
+                    + " union all select 'dead-letter', null, process_instance_id_, handler_cfg_ from act_ru_deadletter_job) j"
+                    + " join act_ru_execution e on e.id_ = j.p where e.business_key_ = ? and j.cfg like '%managerApprovalEscalate%'", id));
+            rows.put("business: task_projection rows offering the group", ChaosHarness.one(b, "select count(*) from task_projection"
+                    + " where application_id = ? and state = 'OPEN' and '" + ESCALATION_GROUP + "' = any(candidate_groups)", app));
+            rows.put("business: task_offer rows", ChaosHarness.one(b, "select count(*) from task_offer o join task_projection t"
+                    + " on t.task_id = o.task_id where t.application_id = ? and o.group_id = '" + ESCALATION_GROUP + "'", app));
+            rows.put("business: ESCALATED trail entries", ChaosHarness.one(b,
+                    "select count(*) from application_event where application_id = ? and kind = 'ESCALATED'", app));
+            rows.put("business: ESCALATED notifications in the outbox", ChaosHarness.one(b, "select count(*) from outbox_event"
+                    + " where aggregate_id = ? and event_type = 'DEADLINE_NOTIFICATION' and payload_json like '%\"ESCALATED\"%'", id));
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return rows;
+    }
+
+    /** A process's rows in the engine's history and in the archive, table by table. */
+    record History(Side archived, Side inHistory) {
+
+        /** Row counts: process, activities, tasks, variables, identity links. */
+        record Side(int processes, int activities, int tasks, int variables, int identityLinks) {
+
+            static final Side NONE = new Side(0, 0, 0, 0, 0);
+
+            boolean isEmpty() {
+                return equals(NONE);
+            }
+        }
+    }
+
+    private static History history(String processInstanceId) {
+        try (Connection b = h.business.connect(); Connection w = h.workflow.connect()) {
+            History.Side inHistory = new History.Side(
+                    count(w, "select count(*) from act_hi_procinst where id_ = ?", processInstanceId),
+                    count(w, "select count(*) from act_hi_actinst where proc_inst_id_ = ?", processInstanceId),
+                    count(w, "select count(*) from act_hi_taskinst where proc_inst_id_ = ?", processInstanceId),
+                    count(w, "select count(*) from act_hi_varinst where proc_inst_id_ = ?", processInstanceId),
+                    count(w, "with p(id) as (select ?::text) select count(*) from act_hi_identitylink, p where proc_inst_id_ = p.id"
+                            + " or task_id_ in (select id_ from act_hi_taskinst where proc_inst_id_ = p.id)", processInstanceId));
+            History.Side archived = new History.Side(
+                    count(b, "select count(*) from archived_process where process_instance_id = ?", processInstanceId),
+                    count(b, "select count(*) from archived_activity where process_instance_id = ?", processInstanceId),
+                    count(b, "select count(*) from archived_task where process_instance_id = ?", processInstanceId),
+                    count(b, "select count(*) from archived_variable where process_instance_id = ?", processInstanceId),
+                    count(b, "select count(*) from archived_identity_link where process_instance_id = ?", processInstanceId));
+            return new History(archived, inHistory);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static int count(Connection c, String sql, String parameter) throws SQLException {
+        return Integer.parseInt(ChaosHarness.one(c, sql, parameter));
+    }
+
+    /** An application submitted and withdrawn at once: an ended process (before its first deadline). */
+    private static String withdrawnProcess(LockstepClient client) {
+        long app = submitted(draft(client));
+        Answer withdrawn = client.send("alice", "POST", "/api/applications/" + app + "/withdraw", "{\"reason\":\"archival chaos\"}",
+                LockstepClient.newKey());
+        assertThat(withdrawn.status()).as("withdraw: " + withdrawn).isEqualTo(200);
+        try (Connection w = h.workflow.connect()) {
+            String process = ChaosHarness.one(w, "select id_ from act_hi_procinst where business_key_ = ? and end_time_ is not null",
+                    Long.toString(app));
+            assertThat(process).as("application " + app + "'s ended process").isNotEqualTo("no row");
+            return process;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static long draft(LockstepClient client) {
+        Answer created = client.send("alice", "POST", "/api/applications",
+                "{\"title\":\"chaos background work\",\"assetId\":42,\"amount\":1200.50,\"riskLevel\":\"LOW\",\"sensitive\":false}", null);
+        assertThat(created.status()).as("create: " + created).isEqualTo(201);
+        return created.json().get("id").asLong();
+    }
+
+    private static long submitted(long applicationId) {
+        Answer submitted = h.client.submit(applicationId, LockstepClient.newKey());
+        assertThat(submitted.status()).as("submit: " + submitted).isEqualTo(200);
+        return applicationId;
+    }
+}
