@@ -33,11 +33,16 @@ class ScheduledReconciliationTest {
     static final String NODE2 = "lockstep-recon-n2.tm";
     /** Applications per run: fewer than exist, so the watermark must move for successive runs to cover them. */
     static final int PER_RUN = 60;
+    /**
+     * Not a multiple of the scheduler's 1 s polling: a node checks for due work right after finishing a run, so with
+     * a 1 s pause its next poll falls just after the run is due again and it nearly always beats the other node.
+     */
+    static final String PAUSE = "1500ms";
 
     @DynamicPropertySource
     static void scheduleOn(DynamicPropertyRegistry properties) {
         properties.add("lockstep.reconciliation.enabled", () -> "true");
-        properties.add("lockstep.reconciliation.incremental-interval", () -> "1s");
+        properties.add("lockstep.reconciliation.incremental-interval", () -> PAUSE);
         properties.add("lockstep.reconciliation.max-applications", () -> Integer.toString(PER_RUN));
         properties.add("lockstep.scheduler.polling-interval", () -> "1s");
     }
@@ -76,7 +81,7 @@ class ScheduledReconciliationTest {
         }
         assertThat(runs).allSatisfy(run -> assertThat(run).containsEntry("requested_by", "scheduler@" + SELF)
                 .containsEntry("applications_scanned", PER_RUN));
-        // between two runs (the job pauses a second) the stored watermark is where the newest run stopped
+        // between two runs (the job pauses 1.5 s) the stored watermark is where the newest run stopped
         await("the watermark is the newest run's end").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
                 .until(() -> {
                     List<Map<String, Object>> finished = scheduledRunsSince(seeded);
@@ -87,7 +92,7 @@ class ScheduledReconciliationTest {
 
         node2 = SecondNode.start(endpoints, NODE2, List.of(), List.of(
                 "--lockstep.reconciliation.enabled=true",
-                "--lockstep.reconciliation.incremental-interval=1s",
+                "--lockstep.reconciliation.incremental-interval=" + PAUSE,
                 "--lockstep.reconciliation.max-applications=" + PER_RUN,
                 "--lockstep.scheduler.polling-interval=1s"));
         node2.jvm().awaitHealth(Duration.ofMinutes(5), status -> status == 200 || status == 503);
