@@ -71,9 +71,10 @@ public record DeadlineProperties(@DefaultValue Map<String, StepPolicy> steps) {
             inOrder(prefix + ".final-after", escalateAfter != null ? escalateAfter : remindAfter, finalAfter);
         }
 
+        /** A deadline that is not set is no deadline; one that is set must be positive. */
         private static void positive(String setting, Duration value) {
-            if (value != null && (value.isNegative() || value.isZero())) {
-                throw new StartupCheckFailure(setting, "is " + value + ".", "give a positive duration such as 2d or 36h.");
+            if (value != null) {
+                StartupCheckFailure.requirePositive(setting, value, "2d or 36h");
             }
         }
 

@@ -66,10 +66,10 @@ public record DatabaseSettings(
      * connection the server is still answering on, leaving its state unknown).
      */
     public void validateTimeouts(String prefix) {
-        requirePositive(prefix + ".lock-timeout", lockTimeout);
-        requirePositive(prefix + ".statement-timeout", statementTimeout);
-        requirePositive(prefix + ".socket-timeout", socketTimeout);
-        requirePositive(prefix + ".connect-timeout", connectTimeout);
+        StartupCheckFailure.requirePositive(prefix + ".lock-timeout", lockTimeout, "5s");
+        StartupCheckFailure.requirePositive(prefix + ".statement-timeout", statementTimeout, "5s");
+        StartupCheckFailure.requirePositive(prefix + ".socket-timeout", socketTimeout, "5s");
+        StartupCheckFailure.requirePositive(prefix + ".connect-timeout", connectTimeout, "5s");
         if (lockTimeout.compareTo(statementTimeout) >= 0) {
             throw new StartupCheckFailure(prefix + ".lock-timeout", "is " + lockTimeout + ", not below " + prefix
                     + ".statement-timeout (" + statementTimeout + "): a lock wait would be cancelled as a slow statement"
@@ -79,13 +79,6 @@ public record DatabaseSettings(
             throw new StartupCheckFailure(prefix + ".socket-timeout", "is " + socketTimeout + ", not above " + prefix
                     + ".statement-timeout (" + statementTimeout + "): the driver would drop connections the server is"
                     + " still answering on.", "set it a few seconds above the statement timeout, e.g. 40s with 30s.");
-        }
-    }
-
-    private static void requirePositive(String setting, Duration value) {
-        if (value.isZero() || value.isNegative()) {
-            throw new StartupCheckFailure(setting, "is " + value + "; it must be positive (zero would mean waiting forever).",
-                    "set a positive duration such as 5s, or remove the setting for the default.");
         }
     }
 

@@ -34,10 +34,10 @@ public record PublishProperties(
                     "set it to the catalog's base URL, e.g. https://catalog.example.com/catalog, or leave it unset to"
                             + " use the reference catalog this service runs on the embedded default.");
         }
-        positive("lockstep.publish.connect-timeout", connectTimeout);
-        positive("lockstep.publish.read-timeout", readTimeout);
-        positive("lockstep.publish.backoff-initial", backoffInitial);
-        positive("lockstep.publish.stuck-after", stuckAfter);
+        StartupCheckFailure.requirePositive("lockstep.publish.connect-timeout", connectTimeout, "5s");
+        StartupCheckFailure.requirePositive("lockstep.publish.read-timeout", readTimeout, "5s");
+        StartupCheckFailure.requirePositive("lockstep.publish.backoff-initial", backoffInitial, "5s");
+        StartupCheckFailure.requirePositive("lockstep.publish.stuck-after", stuckAfter, "5s");
         if (backoffMax.compareTo(backoffInitial) < 0) {
             throw new StartupCheckFailure("lockstep.publish.backoff-max", "(" + backoffMax + ") is shorter than"
                     + " lockstep.publish.backoff-initial (" + backoffInitial + ").", "set it to at least the initial backoff, e.g. 5m.");
@@ -61,12 +61,6 @@ public record PublishProperties(
         if (pollInterval.isNegative()) {
             throw new StartupCheckFailure("lockstep.publish.poll-interval", "is negative.",
                     "set it to e.g. 1s, or 0 to run no polling loop on this node (it then only writes events).");
-        }
-    }
-
-    private static void positive(String setting, Duration value) {
-        if (value == null || value.isZero() || value.isNegative()) {
-            throw new StartupCheckFailure(setting, "is " + value + ".", "set a positive duration such as 5s.");
         }
     }
 }
