@@ -84,9 +84,9 @@ class StepDeadlinesTest {
 
     @Test
     void aReminderMarksTheStepOverdueOnTheTodoListTrailAndOutbox() throws Exception {
-        long id = createDraft(api, "LOW", false);
-        String processInstanceId = submit(api, id);
-        String task = openTaskId(db, processInstanceId, "managerApproval");
+        WaitingStep step = lowRiskAtManagerApproval();
+        long id = step.applicationId();
+        String task = step.task();
         Instant created = instant("select created_at from task_projection where task_id = ?", task);
         assertThat(instant("select due_at from task_projection where task_id = ?", task))
                 .isCloseTo(created.plus(Duration.ofDays(2)), within(Duration.ofSeconds(5)));
@@ -114,9 +114,9 @@ class StepDeadlinesTest {
 
     @Test
     void anEscalationOffersTheStepToTheEscalationGroupInTheSameTransaction() throws Exception {
-        long id = createDraft(api, "LOW", false);
-        String processInstanceId = submit(api, id);
-        String task = openTaskId(db, processInstanceId, "managerApproval");
+        WaitingStep step = lowRiskAtManagerApproval();
+        long id = step.applicationId();
+        String task = step.task();
 
         advanceEngineClock(Duration.ofDays(5).plusMinutes(1));
 
@@ -136,9 +136,10 @@ class StepDeadlinesTest {
 
     @Test
     void theFinalDeadlineOfALowRiskApplicationReturnsItToTheApplicantWhoMayResubmit() throws Exception {
-        long id = createDraft(api, "LOW", false);
-        String processInstanceId = submit(api, id);
-        String task = openTaskId(db, processInstanceId, "managerApproval");
+        WaitingStep step = lowRiskAtManagerApproval();
+        long id = step.applicationId();
+        String processInstanceId = step.processInstanceId();
+        String task = step.task();
 
         advanceEngineClock(Duration.ofDays(15).plusMinutes(1));
 
@@ -263,6 +264,16 @@ class StepDeadlinesTest {
      */
     private static ConditionFactory await() {
         return Awaitility.await().dontCatchUncaughtExceptions();
+    }
+
+    /** A LOW-risk application just submitted, its manager-approval step waiting with its deadlines set. */
+    private WaitingStep lowRiskAtManagerApproval() throws Exception {
+        long id = createDraft(api, "LOW", false);
+        String processInstanceId = submit(api, id);
+        return new WaitingStep(id, processInstanceId, openTaskId(db, processInstanceId, "managerApproval"));
+    }
+
+    private record WaitingStep(long applicationId, String processInstanceId, String task) {
     }
 
     /** From now on the engine's clock runs {@code by} ahead: due timers fire, and a failed firing's retry comes due too. */
