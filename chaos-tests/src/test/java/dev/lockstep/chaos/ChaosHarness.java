@@ -415,7 +415,7 @@ final class ChaosHarness implements AutoCloseable {
             s.note("waited " + String.format("%.1f s", wait) + " until application " + app + " was past the checks' 30 s settle time");
             sleep((long) (wait * 1000));
 
-            Answer listed = client.send(DBA, "GET", "/api/recovery/mismatches", null, null);
+            Answer listed = retriedWhileUnavailable(s, DBA, "GET", "/api/recovery/mismatches", null);
             assertThat(listed.status()).as("mismatch check: " + listed).isEqualTo(200);
             List<String> mismatches = new ArrayList<>();
             listed.json().forEach(m -> {
@@ -423,21 +423,7 @@ final class ChaosHarness implements AutoCloseable {
                     mismatches.add(m.toString());
                 }
             });
-
-            Answer started = client.send("erin", "POST", "/api/admin/reconciliation/runs", "{\"kind\":\"FULL\"}", null);
-            assertThat(started.status()).as("reconciliation run: " + started).isEqualTo(202);
-            long run = started.json().path("id").asLong();
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            String state;
-            while (!(state = one(b, "select state from reconciliation_run where id = ?", run)).equals("SUCCEEDED")) {
-                if (state.equals("FAILED") || System.nanoTime() > deadline) {
-                    throw new AssertionError("reconciliation run " + run + " is " + state + ": "
-                            + one(b, "select coalesce(error, '') from reconciliation_run where id = ?", run));
-                }
-                sleep(200);
-            }
-            s.note("reconciliation run " + run + ": " + one(b, "select 'applications ' || from_application_id || '..' || to_application_id"
-                    + " || ', ' || applications_scanned || ' scanned' from reconciliation_run where id = ?", run));
+            reconcileAll(s, b);
             List<String> incidents = strings(b, "select rule_id || ' (' || state || '): ' || difference from reconciliation_incident"
                     + " where application_id = ? order by id", app);
             List<String> heuristics = strings(b, "select state || ' ' || coalesce(participant, '') || ' gtrid ' || gtrid"
@@ -448,6 +434,50 @@ final class ChaosHarness implements AutoCloseable {
             return signals;
         } catch (SQLException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * A full reconciliation run started as the admin, awaited in {@code reconciliation_run}. A run that failed
+     * (e.g. on a pooled workflow connection a network cut left dead) is started again, at most three times.
+     */
+    private void reconcileAll(ScenarioRecord s, Connection b) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            Answer started = client.send("erin", "POST", "/api/admin/reconciliation/runs", "{\"kind\":\"FULL\"}", null);
+            assertThat(started.status()).as("reconciliation run: " + started).isEqualTo(202);
+            long run = started.json().path("id").asLong();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            String state;
+            while (!(state = one(b, "select state from reconciliation_run where id = ?", run)).equals("SUCCEEDED")
+                    && !state.equals("FAILED")) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("reconciliation run " + run + " still " + state + " after 60 s");
+                }
+                sleep(200);
+            }
+            if (state.equals("SUCCEEDED")) {
+                s.note("reconciliation run " + run + ": " + one(b, "select 'applications ' || from_application_id || '..'"
+                        + " || to_application_id || ', ' || applications_scanned || ' scanned' from reconciliation_run where id = ?", run));
+                return;
+            }
+            String error = one(b, "select coalesce(error, '') from reconciliation_run where id = ?", run);
+            s.note("reconciliation run " + run + " FAILED: " + error);
+            if (attempt == 3) {
+                throw new AssertionError("three reconciliation runs failed, the last: " + error);
+            }
+        }
+    }
+
+    /** A 503 answer (the product could not read a database just now and says to retry) is retried for up to 10 s. */
+    private Answer retriedWhileUnavailable(ScenarioRecord s, String user, String method, String path, String body) {
+        for (int attempt = 1; ; attempt++) {
+            Answer answer = client.send(user, method, path, body, null);
+            if (answer.status() != 503 || attempt == 10) {
+                return answer;
+            }
+            s.note(method + " " + path + " answered 503 " + answer.json().path("code").asString() + " (attempt " + attempt
+                    + "), retried after 1 s");
+            sleep(1000);
         }
     }
 

@@ -133,7 +133,8 @@ class TwoPhaseCommitChaosIT {
         ScenarioRecord s = REPORT.begin(5, "JVM halted after the first commit, before the second",
                 "XAResource.commit returned for the first branch; the second is still prepared",
                 "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
-                "Recovery commits the remaining branch: both committed; application APPROVING with its process running.");
+                "Recovery commits the remaining branch: both committed; application APPROVING with its process running; the"
+                        + " product flags no split (no reconciliation incident, not listed by the mismatch check).");
         long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
         h.requireHaltEvidence(s, HaltPoint.BETWEEN_COMMITS);
 
@@ -239,7 +240,8 @@ class TwoPhaseCommitChaosIT {
                         + " pause-before-workflow-commit.btm holds the workflow commit 4 s while the proxy drops all connections"
                         + " and refuses new ones; 5 s later the proxy lets connections through again",
                 "Resolved after the heal: recovery commits the prepared workflow branch; both committed, application"
-                        + " APPROVING with its process running.");
+                        + " APPROVING with its process running; a commit retry that meets XAER_NOTA (the branch had committed) raises"
+                        + " no split alarm (no reconciliation incident, not listed by the mismatch check).");
         assumeFalse(h.workflowProxy == null, "an external workflow database is reached without the test's proxy");
         faultDuringWorkflowCommit(s, "s09", true, () -> {
             h.workflowProxy.cut();
