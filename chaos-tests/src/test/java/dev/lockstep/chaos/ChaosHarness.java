@@ -1,6 +1,9 @@
 package dev.lockstep.chaos;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.lockstep.chaos.report.ScenarioRecord;
+import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.PostgresServer;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
@@ -17,6 +20,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -34,6 +38,8 @@ import java.util.stream.Stream;
 final class ChaosHarness implements AutoCloseable {
 
     static final String TM_NAME = "chaos-1.tm";
+    /** The user with the DBA role (support/ServiceProcess): the recovery console's API. */
+    static final String DBA = "grace";
 
     final Path work = Path.of(System.getProperty("chaos.workDir", "target/chaos")).toAbsolutePath();
     final Path serviceJar = Path.of(System.getProperty("chaos.serviceJar", "target/lockstep-0.1.0-SNAPSHOT.jar")).toAbsolutePath();
@@ -69,7 +75,8 @@ final class ChaosHarness implements AutoCloseable {
             "halt-before-commit-decision.btm", "halt-after-commit-decision.btm", "halt-after-first-commit.btm",
             "stall-past-timeout.btm", "pause-before-business-prepare.btm", "pause-before-workflow-commit.btm",
             "halt-before-outbox-write.btm", "halt-after-approval-commit.btm", "halt-after-catalog-answer.btm",
-            "halt-between-background-prepares.btm", "archival-min-age-one-second.btm");
+            "halt-between-background-prepares.btm", "archival-min-age-one-second.btm", "halt-between-rollbacks.btm",
+            "halt-before-terminated-record.btm");
 
     /** Settings every service JVM of this harness gets on top of the suite's own (e.g. where to publish). */
     final List<String> serviceSettings = new ArrayList<>();
@@ -298,6 +305,15 @@ final class ChaosHarness implements AutoCloseable {
         }
     }
 
+    /** Lines of the current service log that contain {@code fragment}. */
+    List<String> serviceLogLines(String fragment) {
+        try (Stream<String> lines = Files.lines(service.log(), StandardCharsets.UTF_8)) {
+            return lines.filter(l -> l.contains(fragment)).toList();
+        } catch (IOException | UncheckedIOException e) {
+            return List.of("cannot read " + service.log());
+        }
+    }
+
     /**
      * Proof that a halt rule fired where it claims: the rule's trace line (with the XID or transaction
      * id, which carries this node's name) in the halted JVM's log, and exactly the expected number of
@@ -325,6 +341,157 @@ final class ChaosHarness implements AutoCloseable {
         if (transactions > 1) {
             throw new AssertionError("prepared branches of more than one global transaction: " + prepared);
         }
+    }
+
+    /**
+     * Makes the business database refuse to prepare a transaction that moves an application titled
+     * {@code titlePrefix...} out of DRAFT: a deferred constraint trigger, installed with plain SQL as a DBA
+     * could, fires at PREPARE TRANSACTION. The global transaction's prepare is then voted down.
+     */
+    void rejectAtPrepare(String titlePrefix) throws SQLException {
+        try (Connection c = business.connect(); Statement st = c.createStatement()) {
+            st.execute("""
+                    create or replace function chaos_reject_at_prepare() returns trigger language plpgsql as $$
+                    begin
+                      if new.approval_status <> 'DRAFT' and new.title like '%s%%' then
+                        raise exception 'chaos: deferred check rejects application %%', new.id using errcode = '23514';
+                      end if;
+                      return new;
+                    end $$""".formatted(titlePrefix));
+            st.execute("create constraint trigger chaos_reject_at_prepare after update on application"
+                    + " deferrable initially deferred for each row execute function chaos_reject_at_prepare()");
+        }
+    }
+
+    void stopRejectingAtPrepare() throws SQLException {
+        try (Connection c = business.connect(); Statement st = c.createStatement()) {
+            st.execute("drop trigger if exists chaos_reject_at_prepare on application");
+            st.execute("drop function if exists chaos_reject_at_prepare()");
+        }
+    }
+
+    /** Nothing of the submit in either database: DRAFT, no binding, no command record, no process instance, nothing prepared. */
+    void expectNothingOfSubmit(ScenarioRecord s, long app) {
+        assertThat(s.rowsAfterRecovery.get("business: application " + app).toString()).contains("approval_status=DRAFT");
+        assertThat(s.rowsAfterRecovery.get("business: business_process_binding rows")).isEqualTo("0");
+        assertThat(s.rowsAfterRecovery.get("business: workflow_command rows")).isEqualTo("0");
+        assertThat(s.rowsAfterRecovery.get("workflow: act_hi_procinst rows (business key " + app + ")")).isEqualTo("0");
+        assertThat(s.preparedAfterRecovery).isEmpty();
+        assertThat(invariants(s, false).violations()).isEmpty();
+    }
+
+    /** The submit in both databases: APPROVING, one binding, its process waiting at the manager's approval, nothing prepared. */
+    void expectSubmitCommitted(ScenarioRecord s, long app) {
+        assertThat(s.rowsAfterRecovery.get("business: application " + app).toString()).contains("approval_status=APPROVING");
+        assertThat(s.rowsAfterRecovery.get("business: business_process_binding rows")).isEqualTo("1");
+        assertThat(s.rowsAfterRecovery.get("workflow: running process instances")).isEqualTo("1");
+        assertThat(s.rowsAfterRecovery.get("workflow: open tasks")).isEqualTo("managerApproval");
+        assertThat(s.preparedAfterRecovery).isEmpty();
+        assertThat(invariants(s, false).violations()).isEmpty();
+    }
+
+    /**
+     * What the product flags about one application whose databases may disagree: open reconciliation
+     * incidents, entries of the DBA's mismatch check, heuristic outcomes recorded for its transactions.
+     */
+    record SplitSignals(List<String> incidents, List<String> mismatches, List<String> heuristics) {
+
+        boolean flagged() {
+            return !incidents.isEmpty() || !mismatches.isEmpty();
+        }
+    }
+
+    /**
+     * Asks the product, as its operators would, whether the two databases disagree about the application:
+     * waits until the application is older than both checks' settle time (30 s: a younger one is skipped, so
+     * an absence would prove nothing), lists {@code GET /api/recovery/mismatches} as the DBA, runs a full
+     * reconciliation ({@code POST /api/admin/reconciliation/runs} as the admin) and reads its incidents and
+     * the recorded heuristic outcomes with plain SQL.
+     */
+    SplitSignals splitSignals(ScenarioRecord s, long app) {
+        try (Connection b = business.connect()) {
+            double wait = Double.parseDouble(one(b, "select greatest(0, extract(epoch from updated_at + interval '31 seconds'"
+                    + " - current_timestamp)) from application where id = ?", app));
+            s.note("waited " + String.format("%.1f s", wait) + " until application " + app + " was past the checks' 30 s settle time");
+            sleep((long) (wait * 1000));
+
+            Answer listed = retriedWhileUnavailable(s, DBA, "GET", "/api/recovery/mismatches", null);
+            assertThat(listed.status()).as("mismatch check: " + listed).isEqualTo(200);
+            List<String> mismatches = new ArrayList<>();
+            listed.json().forEach(m -> {
+                if (m.path("applicationId").asLong() == app) {
+                    mismatches.add(m.toString());
+                }
+            });
+            reconcileAll(s, b);
+            List<String> incidents = strings(b, "select rule_id || ' (' || state || '): ' || difference from reconciliation_incident"
+                    + " where application_id = ? order by id", app);
+            List<String> heuristics = strings(b, "select state || ' ' || coalesce(participant, '') || ' gtrid ' || gtrid"
+                    + " from recovery_heuristic_event where gtrid in (select gtrid from recovery_intent where business_key = ?)"
+                    + " order by id", Long.toString(app));
+            SplitSignals signals = new SplitSignals(incidents, mismatches, heuristics);
+            s.note("what the product flags about application " + app + ": " + signals);
+            return signals;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * A full reconciliation run started as the admin, awaited in {@code reconciliation_run}. A run that failed
+     * (e.g. on a pooled workflow connection a network cut left dead) is started again, at most three times.
+     */
+    private void reconcileAll(ScenarioRecord s, Connection b) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            Answer started = client.send("erin", "POST", "/api/admin/reconciliation/runs", "{\"kind\":\"FULL\"}", null);
+            assertThat(started.status()).as("reconciliation run: " + started).isEqualTo(202);
+            long run = started.json().path("id").asLong();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            String state;
+            while (!(state = one(b, "select state from reconciliation_run where id = ?", run)).equals("SUCCEEDED")
+                    && !state.equals("FAILED")) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("reconciliation run " + run + " still " + state + " after 60 s");
+                }
+                sleep(200);
+            }
+            if (state.equals("SUCCEEDED")) {
+                s.note("reconciliation run " + run + ": " + one(b, "select 'applications ' || from_application_id || '..'"
+                        + " || to_application_id || ', ' || applications_scanned || ' scanned' from reconciliation_run where id = ?", run));
+                return;
+            }
+            String error = one(b, "select coalesce(error, '') from reconciliation_run where id = ?", run);
+            s.note("reconciliation run " + run + " FAILED: " + error);
+            if (attempt == 3) {
+                throw new AssertionError("three reconciliation runs failed, the last: " + error);
+            }
+        }
+    }
+
+    /** A 503 answer (the product could not read a database just now and says to retry) is retried for up to 10 s. */
+    private Answer retriedWhileUnavailable(ScenarioRecord s, String user, String method, String path, String body) {
+        for (int attempt = 1; ; attempt++) {
+            Answer answer = client.send(user, method, path, body, null);
+            if (answer.status() != 503 || attempt == 10) {
+                return answer;
+            }
+            s.note(method + " " + path + " answered 503 " + answer.json().path("code").asString() + " (attempt " + attempt
+                    + "), retried after 1 s");
+            sleep(1000);
+        }
+    }
+
+    private static List<String> strings(Connection c, String sql, Object parameter) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setObject(1, parameter);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.add(r.getString(1));
+                }
+            }
+        }
+        return out;
     }
 
     static String seconds(Duration d) {

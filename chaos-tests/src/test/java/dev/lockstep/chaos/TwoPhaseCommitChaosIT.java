@@ -133,12 +133,14 @@ class TwoPhaseCommitChaosIT {
         ScenarioRecord s = REPORT.begin(5, "JVM halted after the first commit, before the second",
                 "XAResource.commit returned for the first branch; the second is still prepared",
                 "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
-                "Recovery commits the remaining branch: both committed; application APPROVING with its process running.");
+                "Recovery commits the remaining branch: both committed; application APPROVING with its process running; the"
+                        + " product flags no split (no reconciliation incident, not listed by the mismatch check).");
         long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
         h.requireHaltEvidence(s, HaltPoint.BETWEEN_COMMITS);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
         expectCommitted(s, app);
+        expectNoSplitAlarm(s, app);
     }
 
     @Test
@@ -176,7 +178,7 @@ class TwoPhaseCommitChaosIT {
             s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
                     + s.rowsAfterRecovery.get("business: application " + app);
             expectClearError(answer);
-            expectNothingOf(s, app);
+            h.expectNothingOfSubmit(s, app);
         } finally {
             h.disarm(rule);
             h.service.stop(); // its pool held connections to the dead server: the next scenario starts afresh
@@ -195,7 +197,7 @@ class TwoPhaseCommitChaosIT {
                 "The logged decision wins: once the workflow server is back, recovery commits its prepared branch; both"
                         + " committed (application APPROVING, process running); the client was not told the submit failed.");
         assumeFalse(h.workflow.isExternal(), "the test cannot stop an external database server");
-        faultDuringWorkflowCommit(s, "s07", () -> {
+        faultDuringWorkflowCommit(s, "s07", false, () -> {
             h.workflow.crash();
             s.note("workflow PostgreSQL stopped in immediate mode while the commit was held; fault trace: " + h.faultTrace());
         }, () -> {
@@ -215,7 +217,7 @@ class TwoPhaseCommitChaosIT {
                         + " pg_terminate_backend on every connection of the service to the workflow database",
                 "Resolved: the prepared workflow branch survives its session; the transaction manager commits it (at once"
                         + " or by recovery); both committed, application APPROVING with its process running.");
-        faultDuringWorkflowCommit(s, "s08", () -> {
+        faultDuringWorkflowCommit(s, "s08", false, () -> {
             try (Connection c = h.workflow.connect(); Statement st = c.createStatement()) {
                 var r = st.executeQuery("select count(pg_terminate_backend(pid)) from pg_stat_activity"
                         + " where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'");
@@ -238,9 +240,10 @@ class TwoPhaseCommitChaosIT {
                         + " pause-before-workflow-commit.btm holds the workflow commit 4 s while the proxy drops all connections"
                         + " and refuses new ones; 5 s later the proxy lets connections through again",
                 "Resolved after the heal: recovery commits the prepared workflow branch; both committed, application"
-                        + " APPROVING with its process running.");
+                        + " APPROVING with its process running; a commit retry that meets XAER_NOTA (the branch had committed) raises"
+                        + " no split alarm (no reconciliation incident, not listed by the mismatch check).");
         assumeFalse(h.workflowProxy == null, "an external workflow database is reached without the test's proxy");
-        faultDuringWorkflowCommit(s, "s09", () -> {
+        faultDuringWorkflowCommit(s, "s09", true, () -> {
             h.workflowProxy.cut();
             s.note("network cut (proxy dropped all connections, refuses new ones); fault trace: " + h.faultTrace());
         }, () -> {
@@ -250,8 +253,12 @@ class TwoPhaseCommitChaosIT {
         });
     }
 
-    /** Holds the workflow commit, applies the fault, heals, then expects both branches committed. */
-    private void faultDuringWorkflowCommit(ScenarioRecord s, String label, Runnable fault, Runnable heal) throws Exception {
+    /**
+     * Holds the workflow commit, applies the fault, heals, then expects both branches committed (and, with
+     * {@code noSplitAlarm}, that the product flags no split).
+     */
+    private void faultDuringWorkflowCommit(ScenarioRecord s, String label, boolean noSplitAlarm, Runnable fault, Runnable heal)
+            throws Exception {
         h.ensureService(Timeouts.SHORT); // the running JVM replays its decision once the record expires
 
         long app = h.client.createDraft("chaos " + label);
@@ -275,6 +282,9 @@ class TwoPhaseCommitChaosIT {
             s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; " + s.observedOutcome;
             // a 4xx would tell the client its submit was refused although it committed
             assertThat(answer.status() < 400 || answer.status() >= 500).as("the client's answer does not claim a refusal").isTrue();
+            if (noSplitAlarm) {
+                expectNoSplitAlarm(s, app);
+            }
         } finally {
             h.disarm(rule);
             h.service.stop(); // its pool held connections that died: the next scenario starts afresh
@@ -289,18 +299,7 @@ class TwoPhaseCommitChaosIT {
                 "PREPARE TRANSACTION on the business DB fails (a DEFERRABLE INITIALLY DEFERRED constraint trigger fires there)",
                 "A constraint trigger the test installs in the business DB (plain SQL, as a DBA could) rejects the submit's update at prepare",
                 "The whole transaction rolls back: the client gets an error status, application stays DRAFT, no process instance, nothing prepared.");
-        try (Connection c = h.business.connect(); Statement st = c.createStatement()) {
-            st.execute("""
-                    create or replace function chaos_reject_at_prepare() returns trigger language plpgsql as $$
-                    begin
-                      if new.approval_status <> 'DRAFT' and new.title like 'chaos reject at prepare%' then
-                        raise exception 'chaos: deferred check rejects application %', new.id using errcode = '23514';
-                      end if;
-                      return new;
-                    end $$""");
-            st.execute("create constraint trigger chaos_reject_at_prepare after update on application"
-                    + " deferrable initially deferred for each row execute function chaos_reject_at_prepare()");
-        }
+        h.rejectAtPrepare("chaos reject at prepare");
         try {
             h.ensureService();
             long app = h.client.createDraft("chaos reject at prepare");
@@ -313,12 +312,9 @@ class TwoPhaseCommitChaosIT {
                     + s.rowsAfterRecovery.get("business: application " + app);
             expectClearError(answer);
             assertThat(h.service.isAlive()).as("the service keeps running").isTrue();
-            expectNothingOf(s, app);
+            h.expectNothingOfSubmit(s, app);
         } finally {
-            try (Connection c = h.business.connect(); Statement st = c.createStatement()) {
-                st.execute("drop trigger if exists chaos_reject_at_prepare on application");
-                st.execute("drop function if exists chaos_reject_at_prepare()");
-            }
+            h.stopRejectingAtPrepare();
         }
     }
 
@@ -348,7 +344,7 @@ class TwoPhaseCommitChaosIT {
         s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
                 + s.rowsAfterRecovery.get("business: application " + app);
         expectClearError(answer);
-        expectNothingOf(s, app);
+        h.expectNothingOfSubmit(s, app);
     }
 
     @Test
@@ -519,16 +515,19 @@ class TwoPhaseCommitChaosIT {
         s.rowsAfterRecovery.putAll(h.rows(app));
         s.preparedAfterRecovery = h.prepared();
         s.observedOutcome = "rolled back: " + s.rowsAfterRecovery.get("business: application " + app);
-        expectNothingOf(s, app);
+        h.expectNothingOfSubmit(s, app);
     }
 
-    private void expectNothingOf(ScenarioRecord s, long app) {
-        assertThat(s.rowsAfterRecovery.get("business: application " + app).toString()).contains("approval_status=DRAFT");
-        assertThat(s.rowsAfterRecovery.get("business: business_process_binding rows")).isEqualTo("0");
-        assertThat(s.rowsAfterRecovery.get("business: workflow_command rows")).isEqualTo("0");
-        assertThat(s.rowsAfterRecovery.get("workflow: act_hi_procinst rows (business key " + app + ")")).isEqualTo("0");
-        assertThat(s.preparedAfterRecovery).isEmpty();
-        assertThat(h.invariants(s, false).violations()).isEmpty();
+    /**
+     * Both branches committed, so the product must not report a split: recovery may have retried a commit
+     * that met XAER_NOTA (the branch had committed already), which Atomikos takes as committed - rightly here,
+     * unlike scenario 47's branch rolled back by hand (SecondPhaseChaosIT).
+     */
+    private void expectNoSplitAlarm(ScenarioRecord s, long app) {
+        s.note("service log lines where Atomikos met XAER_NOTA at commit: " + h.serviceLogLines("already committed in resource"));
+        ChaosHarness.SplitSignals signals = h.splitSignals(s, app);
+        assertThat(signals.incidents()).as("reconciliation incidents about application " + app).isEmpty();
+        assertThat(signals.mismatches()).as("mismatches listed for application " + app).isEmpty();
     }
 
     private void expectCommitted(ScenarioRecord s, long app) {
@@ -536,11 +535,6 @@ class TwoPhaseCommitChaosIT {
         s.preparedAfterRecovery = h.prepared();
         s.observedOutcome = "committed: " + s.rowsAfterRecovery.get("business: application " + app)
                 + "; running instances " + s.rowsAfterRecovery.get("workflow: running process instances");
-        assertThat(s.rowsAfterRecovery.get("business: application " + app).toString()).contains("approval_status=APPROVING");
-        assertThat(s.rowsAfterRecovery.get("business: business_process_binding rows")).isEqualTo("1");
-        assertThat(s.rowsAfterRecovery.get("workflow: running process instances")).isEqualTo("1");
-        assertThat(s.rowsAfterRecovery.get("workflow: open tasks")).isEqualTo("managerApproval");
-        assertThat(s.preparedAfterRecovery).isEmpty();
-        assertThat(h.invariants(s, false).violations()).isEmpty();
+        h.expectSubmitCommitted(s, app);
     }
 }

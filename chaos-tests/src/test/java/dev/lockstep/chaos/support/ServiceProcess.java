@@ -43,6 +43,7 @@ public final class ServiceProcess {
             {"dave", "APPROVER", "finance"},
             {"frank", "APPROVER", "directors"},
             {"erin", "ADMIN", ""},
+            {"grace", "DBA", ""},
     };
 
     /** The switch of the engine's job executor (timer firings); off unless the harness's settings turn it on. */
