@@ -93,6 +93,10 @@ public record DatabaseSettings(
         switch (vendor) {
             case POSTGRESQL -> {
                 properties.setProperty("connectTimeout", Long.toString(wholeSeconds(connectTimeout)));
+                // connectTimeout bounds only the TCP connect; without loginTimeout a server that accepts and then
+                // answers nothing (a dead route behind a proxy, a frozen host) holds the login forever, and Atomikos's
+                // recovery thread holds its resource lock while it waits (chaos scenarios 51-54)
+                properties.setProperty("loginTimeout", Long.toString(wholeSeconds(connectTimeout)));
                 if (withStatementTimeouts) {
                     properties.setProperty("options", "-c lock_timeout=" + lockTimeout.toMillis() + " -c statement_timeout="
                             + statementTimeout.toMillis());

@@ -2,6 +2,7 @@ package dev.lockstep.web;
 
 import com.atomikos.jdbc.internal.AtomikosSQLException;
 import java.util.List;
+import java.sql.SQLException;
 import java.util.Map;
 import java.util.Optional;
 import org.activiti.engine.ActivitiObjectNotFoundException;
@@ -11,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.OptimisticLockingFailureException;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -115,6 +117,12 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
             return refused(ApiException.retryLater("DATABASE_BUSY", "Every connection to a database is in use and none came free in time;"
                     + " nothing was written. Retry later with the same Idempotency-Key."));
         }
+        if (connectionLost(e)) {
+            log.warn("a database connection failed inside the request: {} ({})", e, NestedExceptionUtils.getMostSpecificCause(e).toString());
+            return refused(ApiException.retryLater("DATABASE_UNAVAILABLE", "A database connection failed before the change"
+                    + " could commit (network or server down); the transaction was rolled back. Retry later with the same"
+                    + " Idempotency-Key."));
+        }
         log.error("unexpected error", e);
         return ProblemResponses.response(ProblemResponses.problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR",
                 "An unexpected error occurred; the transaction was rolled back."));
@@ -177,6 +185,16 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     private static boolean poolExhausted(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
             if (cause instanceof AtomikosSQLException && String.valueOf(cause.getMessage()).startsWith("Connection pool exhausted")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** SQLState class 08 is a connection exception: the server was not reached or the connection broke. */
+    private static boolean connectionLost(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
                 return true;
             }
         }

@@ -54,6 +54,11 @@ public class XaDataSourceFactory {
         pool.setMaxPoolSize(settings.poolSize());
         pool.setBorrowConnectionTimeout(10);
         pool.setMaxIdleTime(60);
+        // Validate each borrow with a query, not Connection.isValid: on a connection a socket timeout has closed,
+        // pgjdbc's pooled handle throws from isValid instead of answering false, and Atomikos takes a throw for
+        // "the driver cannot validate", switches validation off for that connection and lends it out dead
+        // (chaos scenarios 51-53: the first request after a network blackhole failed with 500).
+        pool.setTestQuery(settings.vendor().validationQuery());
         // Connections are only ever used inside JTA transactions; anything else is a bug to surface.
         pool.setLocalTransactionMode(false);
         return pool;
