@@ -28,6 +28,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -39,7 +40,7 @@ final class ChaosHarness implements AutoCloseable {
 
     static final String TM_NAME = "chaos-1.tm";
     /** The user with the DBA role (support/ServiceProcess): the recovery console's API. */
-    static final String DBA = "grace";
+    static final String DBA = "dba1";
 
     final Path work = Path.of(System.getProperty("chaos.workDir", "target/chaos")).toAbsolutePath();
     final Path serviceJar = Path.of(System.getProperty("chaos.serviceJar", "target/lockstep-0.1.0-SNAPSHOT.jar")).toAbsolutePath();
@@ -47,7 +48,8 @@ final class ChaosHarness implements AutoCloseable {
     final PostgresServer business;
     final PostgresServer workflow;
     final InvariantChecker checker = new InvariantChecker();
-    /** The service reaches the workflow database through this proxy (null for an external database). */
+    /** The service reaches each database through its proxy (null for an external database). */
+    final TcpProxy businessProxy;
     final TcpProxy workflowProxy;
     ServiceProcess service;
     LockstepClient client;
@@ -64,6 +66,7 @@ final class ChaosHarness implements AutoCloseable {
         business.start();
         workflow.start();
         try {
+            businessProxy = business.isExternal() ? null : new TcpProxy("127.0.0.1", business.port());
             workflowProxy = workflow.isExternal() ? null : new TcpProxy("127.0.0.1", workflow.port());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -95,15 +98,17 @@ final class ChaosHarness implements AutoCloseable {
             service.stop();
         }
         if (service == null) {
-            String workflowUrl = workflowProxy == null ? workflow.jdbcUrl()
-                    : "jdbc:postgresql://127.0.0.1:" + workflowProxy.port() + "/" + workflow.database();
-            service = new ServiceProcess(serviceJar, work.resolve("service"), freePort(), business, workflow, workflowUrl,
-                    serviceSettings);
+            service = new ServiceProcess(serviceJar, work.resolve("service"), freePort(), business, workflow,
+                    urlThrough(businessProxy, business), urlThrough(workflowProxy, workflow), serviceSettings);
             client = new LockstepClient(service.baseUrl());
         }
         if (!service.isAlive()) {
             service.start(TM_NAME, bytemanJar, rules(), timeouts == null ? Timeouts.LONG : timeouts);
         }
+    }
+
+    private static String urlThrough(TcpProxy proxy, PostgresServer server) {
+        return proxy == null ? server.jdbcUrl() : "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + server.database();
     }
 
     /** One script with all rules, each rule's condition pointing at its own arm file. */
@@ -507,6 +512,17 @@ final class ChaosHarness implements AutoCloseable {
         }
     }
 
+    /** Polls {@code condition} every 100 ms; fails with {@code failure} once {@code timeout} has passed. */
+    static void awaitTrue(BooleanSupplier condition, Duration timeout, String failure) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(failure + " (waited " + timeout + ")");
+            }
+            sleep(100);
+        }
+    }
+
     static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
@@ -526,10 +542,36 @@ final class ChaosHarness implements AutoCloseable {
         }
     }
 
+    /** The submit of {@code app} rolled back everywhere: read after recovery. */
+    void expectRolledBack(ScenarioRecord s, long app) {
+        s.rowsAfterRecovery.putAll(rows(app));
+        s.preparedAfterRecovery = prepared();
+        s.observedOutcome = "rolled back: " + s.rowsAfterRecovery.get("business: application " + app);
+        expectNothingOfSubmit(s, app);
+    }
+
+    /** The submit of {@code app} committed on both databases: read after recovery. */
+    void expectCommitted(ScenarioRecord s, long app) {
+        s.rowsAfterRecovery.putAll(rows(app));
+        s.preparedAfterRecovery = prepared();
+        s.observedOutcome = "committed: " + s.rowsAfterRecovery.get("business: application " + app)
+                + "; running instances " + s.rowsAfterRecovery.get("workflow: running process instances");
+        expectSubmitCommitted(s, app);
+    }
+
+    /** An error status with a problem+json body carrying a stable code, not a bare 500. */
+    static void expectClearError(LockstepClient.Answer answer) {
+        assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(400);
+        assertThat(answer.json().path("code").asString()).as("the error names what happened").isNotBlank();
+    }
+
     @Override
     public void close() {
         if (service != null) {
             service.stop();
+        }
+        if (businessProxy != null) {
+            businessProxy.close();
         }
         if (workflowProxy != null) {
             workflowProxy.close();

@@ -2,13 +2,11 @@ package dev.lockstep.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
 import dev.lockstep.chaos.support.ServiceProcess;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -16,13 +14,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Background work halted between the prepares of its XA transaction (issue 16): a deadline's escalation
@@ -38,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * never trips it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class DeadlineAndArchivalChaosIT {
+class DeadlineAndArchivalChaosIT extends ChaosSuite {
 
     private static final String HALT_RULE = "halt-between-background-prepares.btm";
     private static final String MIN_AGE_RULE = "archival-min-age-one-second.btm";
@@ -47,12 +43,6 @@ class DeadlineAndArchivalChaosIT {
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
     /** lock-time + reset-expired-interval + acquire-wait below, with room for a busy machine. */
     private static final Duration REFIRE_WINDOW = Duration.ofSeconds(120);
-
-    @RegisterExtension
-    static final ComplianceReport REPORT =
-            ComplianceReport.shared(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
-
-    static ChaosHarness h;
 
     @BeforeAll
     static void startDatabases() {
@@ -65,13 +55,6 @@ class DeadlineAndArchivalChaosIT {
                 "--lockstep.deadlines.steps.managerApproval.timing.remind-after=3s",
                 "--lockstep.deadlines.steps.managerApproval.timing.escalate-after=10s",
                 "--lockstep.archival.enabled=false"));
-    }
-
-    @AfterAll
-    static void stopAll() {
-        if (h != null) {
-            h.close();
-        }
     }
 
     /**

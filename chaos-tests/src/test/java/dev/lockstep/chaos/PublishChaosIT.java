@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.chaos.UseCaseCrashChaosIT.CrashedUseCase;
 import dev.lockstep.chaos.UseCaseCrashChaosIT.Subject;
-import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.CatalogProcess;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.PostgresServer;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,7 +23,6 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -41,7 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (the catalog's own counters). The final approval is then retried with the same Idempotency-Key: one
  * approval, replayed exactly when it had committed.
  */
-class PublishChaosIT {
+class PublishChaosIT extends ChaosSuite {
 
     private static final int FIRST_NUMBER = 39;
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
@@ -54,11 +51,6 @@ class PublishChaosIT {
     private static final String REQUESTS = "http_server_requests_seconds_count";
     private static final String[] LOOKUP = {"method=\"GET\"", "uri=\"/catalog/publications/{eventId}\""};
 
-    @RegisterExtension
-    static final ComplianceReport REPORT =
-            ComplianceReport.shared(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
-
-    static ChaosHarness h;
     static PostgresServer catalogDatabase;
     static CatalogProcess catalog;
     static Duration catalogAnswerDelay;
@@ -89,9 +81,6 @@ class PublishChaosIT {
     static void stopAll() {
         if (catalog != null) {
             catalog.stop();
-        }
-        if (h != null) {
-            h.close();
         }
         if (catalogDatabase != null) {
             catalogDatabase.stop();

@@ -2,12 +2,10 @@ package dev.lockstep.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -17,14 +15,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The second phase of the submit's two-phase commit beyond the five halts of scenarios 1-5: a crash in
@@ -37,27 +33,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * invariant check of any later scenario would report.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class SecondPhaseChaosIT {
+class SecondPhaseChaosIT extends ChaosSuite {
 
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
     private static final String REJECTED_TITLE = "chaos rejected at prepare";
 
-    @RegisterExtension
-    static final ComplianceReport REPORT =
-            ComplianceReport.shared(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
-
-    static ChaosHarness h;
-
     @BeforeAll
     static void startDatabases() {
         h = new ChaosHarness();
-    }
-
-    @AfterAll
-    static void stopAll() {
-        if (h != null) {
-            h.close();
-        }
     }
 
     @Test

@@ -3,12 +3,10 @@ package dev.lockstep.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -17,14 +15,13 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Crash and fault injection at each point of the two-phase commit of "submit an application"
@@ -35,16 +32,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 // Execution order (not scenario numbers) is chosen so each scenario finds the service already running
 // with the max_timeout it needs (see Timeouts.LONG); the report lists them by number.
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class TwoPhaseCommitChaosIT {
+class TwoPhaseCommitChaosIT extends ChaosSuite {
 
     /** Generous bound: a replayed decision waits for its record to expire (LONG: 90 s after the transaction began). */
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(240);
-
-    @RegisterExtension
-    static final ComplianceReport REPORT =
-            ComplianceReport.shared(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
-
-    static ChaosHarness h;
 
     @BeforeAll
     static void startDatabases() throws Exception {
@@ -53,13 +44,6 @@ class TwoPhaseCommitChaosIT {
             var r = s.executeQuery("select version()");
             r.next();
             REPORT.describe(h.serviceJar, r.getString(1));
-        }
-    }
-
-    @AfterAll
-    static void stopAll() {
-        if (h != null) {
-            h.close();
         }
     }
 
@@ -75,7 +59,7 @@ class TwoPhaseCommitChaosIT {
         h.requireHaltEvidence(s, HaltPoint.BEFORE_FIRST_PREPARE);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
-        expectRolledBack(s, app);
+        h.expectRolledBack(s, app);
     }
 
     @Test
@@ -90,7 +74,7 @@ class TwoPhaseCommitChaosIT {
         h.requireHaltEvidence(s, HaltPoint.AFTER_FIRST_PREPARE);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
-        expectRolledBack(s, app);
+        h.expectRolledBack(s, app);
     }
 
     @Test
@@ -106,7 +90,7 @@ class TwoPhaseCommitChaosIT {
         assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
-        expectRolledBack(s, app);
+        h.expectRolledBack(s, app);
     }
 
     @Test
@@ -123,7 +107,7 @@ class TwoPhaseCommitChaosIT {
         assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
-        expectCommitted(s, app);
+        h.expectCommitted(s, app);
     }
 
     @Test
@@ -139,7 +123,7 @@ class TwoPhaseCommitChaosIT {
         h.requireHaltEvidence(s, HaltPoint.BETWEEN_COMMITS);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
-        expectCommitted(s, app);
+        h.expectCommitted(s, app);
         expectNoSplitAlarm(s, app);
     }
 
@@ -177,7 +161,7 @@ class TwoPhaseCommitChaosIT {
             s.preparedAfterRecovery = h.prepared();
             s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
                     + s.rowsAfterRecovery.get("business: application " + app);
-            expectClearError(answer);
+            ChaosHarness.expectClearError(answer);
             h.expectNothingOfSubmit(s, app);
         } finally {
             h.disarm(rule);
@@ -278,7 +262,7 @@ class TwoPhaseCommitChaosIT {
             s.clientAnswer = answer.toString();
             h.awaitNoPrepared(RECOVERY_WINDOW);
             s.timeToRecoveryMillis = Duration.ofNanos(System.nanoTime() - t0).toMillis();
-            expectCommitted(s, app);
+            h.expectCommitted(s, app);
             s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; " + s.observedOutcome;
             // a 4xx would tell the client its submit was refused although it committed
             assertThat(answer.status() < 400 || answer.status() >= 500).as("the client's answer does not claim a refusal").isTrue();
@@ -310,7 +294,7 @@ class TwoPhaseCommitChaosIT {
             s.preparedAfterRecovery = h.prepared();
             s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
                     + s.rowsAfterRecovery.get("business: application " + app);
-            expectClearError(answer);
+            ChaosHarness.expectClearError(answer);
             assertThat(h.service.isAlive()).as("the service keeps running").isTrue();
             h.expectNothingOfSubmit(s, app);
         } finally {
@@ -343,7 +327,7 @@ class TwoPhaseCommitChaosIT {
         s.preparedAfterRecovery = h.prepared();
         s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
                 + s.rowsAfterRecovery.get("business: application " + app);
-        expectClearError(answer);
+        ChaosHarness.expectClearError(answer);
         h.expectNothingOfSubmit(s, app);
     }
 
@@ -387,24 +371,44 @@ class TwoPhaseCommitChaosIT {
         assertThat(s.rowsAfterRecovery.get("workflow: act_hi_procinst rows (business key " + app + ")")).isEqualTo("0");
         assertThat(h.invariants(s, true).consistent()).as("nothing is half committed: " + s.invariantViolations).isTrue();
 
-        // the DBA's resolution (the recovery console's job): the lost decision was commit, so commit both branches of
-        // this one global transaction, and nothing else
+        // the DBA's resolution, the product's way: the recovery console's four-eyes API over HTTP. The lost decision
+        // was commit, so dba1 proposes COMMIT of this one global transaction, dba2 approves, the resolution executes.
         String gtrid = stillPrepared.get(0).replaceAll(".*gtrid ([^,]+),.*", "$1");
-        for (var server : List.of(h.business, h.workflow)) {
-            try (Connection c = server.connect(); Statement st = c.createStatement()) {
-                List<String> gids = new ArrayList<>();
-                var r = st.executeQuery("select gid from pg_prepared_xacts");
-                while (r.next()) {
-                    if (ChaosHarness.decodeGid(r.getString(1)).contains("gtrid " + gtrid + ",")) {
-                        gids.add(r.getString(1));
-                    }
-                }
-                for (String gid : gids) {
-                    st.execute("commit prepared '" + gid + "'");
-                }
+        Answer inDoubt = h.client.send("dba1", "GET", "/api/recovery/in-doubt?refresh=true", null, null);
+        assertThat(inDoubt.status()).as("the console's scan: " + inDoubt).isEqualTo(200);
+        JsonNode seen = null;
+        for (JsonNode tx : inDoubt.json().path("transactions")) {
+            if (gtrid.equals(tx.path("gtrid").asString())) {
+                seen = tx;
             }
         }
-        s.note("a DBA committed both branches with COMMIT PREPARED (the decision the lost log held)");
+        assertThat(seen).as("the console lists global transaction " + gtrid + ": " + inDoubt.body()).isNotNull();
+        assertThat(seen.path("branches")).as("both prepared branches, one per database").hasSize(2);
+        s.note("the console showed " + gtrid + ": class " + seen.path("classification").asString() + ", recommendation "
+                + seen.path("recommendation").asString() + ", coordinator state " + seen.path("coordinatorState").asString());
+        Answer proposed = h.client.send("dba1", "POST", "/api/recovery/resolutions", """
+                {"gtrid": "%s", "action": "COMMIT", "reason": "coordinator log of chaos-1.tm lost after COMMITTING was logged; \
+                both branches prepared, so the decision was commit"}""".formatted(gtrid), null);
+        assertThat(proposed.status()).as("dba1 proposes: " + proposed).isEqualTo(200);
+        long resolution = proposed.json().path("id").asLong();
+        Answer sameEyes = h.client.send("dba1", "POST", "/api/recovery/resolutions/" + resolution + "/approve", null, null);
+        assertThat(sameEyes.status()).as("four eyes: the proposer cannot approve: " + sameEyes).isEqualTo(403);
+        assertThat(sameEyes.json().path("code").asString()).isEqualTo("RECOVERY_SAME_APPROVER");
+        Answer approved = h.client.send("dba2", "POST", "/api/recovery/resolutions/" + resolution + "/approve", null, null);
+        assertThat(approved.status()).as("dba2 approves: " + approved).isEqualTo(200);
+        Answer executed = h.client.send("dba2", "POST", "/api/recovery/resolutions/" + resolution + "/execute", null, null);
+        assertThat(executed.status()).as("the resolution executes: " + executed).isEqualTo(200);
+        assertThat(executed.json().path("status").asString()).as(executed.body()).isEqualTo("EXECUTED");
+        s.note("resolution #" + resolution + ": proposed by dba1, refused to dba1 as approver (RECOVERY_SAME_APPROVER), approved"
+                + " by dba2, executed: " + executed.json().path("branches").size() + " branch(es) committed");
+        assertThat(h.preparedCount(h.business) + h.preparedCount(h.workflow)).as("no branch left prepared").isZero();
+        Answer verified = h.client.send("dba1", "GET", "/api/recovery/audit/verify", null, null);
+        assertThat(verified.status()).isEqualTo(200);
+        assertThat(verified.json().path("intact").asBoolean()).as("the audit chain verifies: " + verified.body()).isTrue();
+        Answer trail = h.client.send("dba1", "GET", "/api/recovery/audit?limit=20", null, null);
+        assertThat(trail.body()).as("the audit trail holds each step of the resolution")
+                .contains("\"PROPOSED\"").contains("\"APPROVED\"").contains(gtrid);
+        s.note("audit chain verified: " + verified.body());
         s.note("after the DBA: " + h.rows(app));
         assertThat(h.invariants(s, false).consistent()).as("consistent after the DBA's resolution: " + s.invariantViolations).isTrue();
     }
@@ -505,19 +509,6 @@ class TwoPhaseCommitChaosIT {
         return app;
     }
 
-    /** An error status with a problem+json body carrying a stable code, not a bare 500. */
-    private static void expectClearError(Answer answer) {
-        assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(400);
-        assertThat(answer.json().path("code").asString()).as("the error names what happened").isNotBlank();
-    }
-
-    private void expectRolledBack(ScenarioRecord s, long app) {
-        s.rowsAfterRecovery.putAll(h.rows(app));
-        s.preparedAfterRecovery = h.prepared();
-        s.observedOutcome = "rolled back: " + s.rowsAfterRecovery.get("business: application " + app);
-        h.expectNothingOfSubmit(s, app);
-    }
-
     /**
      * Both branches committed, so the product must not report a split: recovery may have retried a commit
      * that met XAER_NOTA (the branch had committed already), which Atomikos takes as committed - rightly here,
@@ -528,13 +519,5 @@ class TwoPhaseCommitChaosIT {
         ChaosHarness.SplitSignals signals = h.splitSignals(s, app);
         assertThat(signals.incidents()).as("reconciliation incidents about application " + app).isEmpty();
         assertThat(signals.mismatches()).as("mismatches listed for application " + app).isEmpty();
-    }
-
-    private void expectCommitted(ScenarioRecord s, long app) {
-        s.rowsAfterRecovery.putAll(h.rows(app));
-        s.preparedAfterRecovery = h.prepared();
-        s.observedOutcome = "committed: " + s.rowsAfterRecovery.get("business: application " + app)
-                + "; running instances " + s.rowsAfterRecovery.get("workflow: running process instances");
-        h.expectSubmitCommitted(s, app);
     }
 }

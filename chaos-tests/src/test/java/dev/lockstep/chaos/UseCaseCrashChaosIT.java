@@ -2,12 +2,10 @@ package dev.lockstep.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,9 +13,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -37,27 +33,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * final decision and the two around the commit decision for the others; {@code -Dchaos.matrix=full}
  * runs all 25 (docs/compliance.md).
  */
-class UseCaseCrashChaosIT {
+class UseCaseCrashChaosIT extends ChaosSuite {
 
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
     private static final int FIRST_NUMBER = 14;
 
-    @RegisterExtension
-    static final ComplianceReport REPORT =
-            ComplianceReport.shared(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
-
-    static ChaosHarness h;
-
     @BeforeAll
     static void startDatabases() {
         h = new ChaosHarness();
-    }
-
-    @AfterAll
-    static void stopAll() {
-        if (h != null) {
-            h.close();
-        }
     }
 
     /** What the application looks like in both databases: its approval status and its open tasks. */

@@ -43,7 +43,8 @@ public final class ServiceProcess {
             {"dave", "APPROVER", "finance"},
             {"frank", "APPROVER", "directors"},
             {"erin", "ADMIN", ""},
-            {"grace", "DBA", ""},
+            {"dba1", "DBA", ""},
+            {"dba2", "DBA", ""},
     };
 
     /** The switch of the engine's job executor (timer firings); off unless the harness's settings turn it on. */
@@ -54,6 +55,7 @@ public final class ServiceProcess {
     private final int httpPort;
     private final PostgresServer business;
     private final PostgresServer workflow;
+    private final String businessUrl;
     private final String workflowUrl;
     private final List<String> settings;
     private ServiceJvm jvm;
@@ -61,11 +63,12 @@ public final class ServiceProcess {
     private int starts;
 
     /**
-     * {@code workflowUrl}: how the service reaches the workflow database (through the test's TCP proxy);
+     * {@code businessUrl}, {@code workflowUrl}: how the service reaches each database (through the test's TCP proxies);
      * {@code settings}: more {@code --name=value} arguments for every start.
      */
-    public ServiceProcess(Path jar, Path home, int httpPort, PostgresServer business, PostgresServer workflow, String workflowUrl,
-            List<String> settings) {
+    public ServiceProcess(Path jar, Path home, int httpPort, PostgresServer business, PostgresServer workflow, String businessUrl,
+            String workflowUrl, List<String> settings) {
+        this.businessUrl = businessUrl;
         this.workflowUrl = workflowUrl;
         this.settings = List.copyOf(settings);
         this.jar = jar;
@@ -91,9 +94,11 @@ public final class ServiceProcess {
                 "--lockstep.tm.default-timeout=" + timeouts.transaction.toSeconds() + "s",
                 "--lockstep.tm.max-timeout=" + timeouts.max.toSeconds() + "s",
                 "--lockstep.tm.recovery-delay=2s",
+                // as in production just above max-timeout: a DBA may act once the owner could have finished by itself
+                "--lockstep.recovery.owner-window=" + timeouts.max.plusSeconds(2).toSeconds() + "s",
                 // the suite's invariant checker is the judge here; no background repair in between
                 "--lockstep.reconciliation.enabled=false",
-                "--lockstep.db.business.url=" + business.jdbcUrl(),
+                "--lockstep.db.business.url=" + businessUrl,
                 "--lockstep.db.business.username=" + business.username(),
                 "--lockstep.db.business.password=" + business.password(),
                 "--lockstep.db.workflow.url=" + workflowUrl,
