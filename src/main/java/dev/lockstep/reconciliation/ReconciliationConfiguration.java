@@ -3,6 +3,7 @@ package dev.lockstep.reconciliation;
 import com.github.kagkarlsson.scheduler.task.helper.RecurringTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.github.kagkarlsson.scheduler.task.schedule.FixedDelay;
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.approval.ApplicationRepository;
 import dev.lockstep.approval.BusinessProcessBindingRepository;
@@ -10,6 +11,8 @@ import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.delivery.CatalogClient;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseSettings;
+import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.recovery.AuditTrail;
 import dev.lockstep.todo.TaskProjectionRebuild;
@@ -18,6 +21,7 @@ import jakarta.persistence.EntityManager;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.activiti.engine.HistoryService;
@@ -86,10 +90,34 @@ class ReconciliationConfiguration {
         return new CatalogEvidence(catalog.getIfAvailable());
     }
 
+    /**
+     * A run's plain reads of the engine's tables (EvidenceReader.readPage): two connections, read-only (PostgreSQL
+     * refuses any write on them), outside any XA transaction.
+     */
+    @Bean(destroyMethod = "close")
+    HikariDataSource reconciliationWorkflowDataSource(DatabaseEndpoints endpoints) {
+        DatabaseSettings workflow = endpoints.workflow();
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("reconciliation-workflow");
+        config.setJdbcUrl(workflow.url());
+        config.setUsername(workflow.username());
+        config.setPassword(workflow.password());
+        Properties properties = workflow.timeoutProperties(true);
+        if (workflow.vendor() == DatabaseVendor.POSTGRESQL) {
+            properties.setProperty("readOnlyMode", "always");
+        }
+        config.setDataSourceProperties(properties);
+        config.setReadOnly(true);
+        config.setMaximumPoolSize(2);
+        config.setMinimumIdle(0);
+        return new HikariDataSource(config);
+    }
+
     @Bean
     EvidenceReader reconciliationEvidenceReader(RuntimeService runtime, HistoryService history, TaskService tasks,
-            ManagementService management, ReconciliationProperties settings) {
-        return new EvidenceReader(runtime, history, tasks, management, settings, CLOCK);
+            ManagementService management, @Qualifier("reconciliationWorkflowDataSource") HikariDataSource workflow,
+            ReconciliationProperties settings) {
+        return new EvidenceReader(runtime, history, tasks, management, new JdbcTemplate(workflow), settings, CLOCK);
     }
 
     @Bean
