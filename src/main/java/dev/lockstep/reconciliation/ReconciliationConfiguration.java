@@ -11,7 +11,6 @@ import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.delivery.CatalogClient;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
-import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.recovery.AuditTrail;
@@ -21,7 +20,6 @@ import jakarta.persistence.EntityManager;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.activiti.engine.HistoryService;
@@ -96,20 +94,11 @@ class ReconciliationConfiguration {
      */
     @Bean(destroyMethod = "close")
     HikariDataSource reconciliationWorkflowDataSource(DatabaseEndpoints endpoints) {
-        DatabaseSettings workflow = endpoints.workflow();
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("reconciliation-workflow");
-        config.setJdbcUrl(workflow.url());
-        config.setUsername(workflow.username());
-        config.setPassword(workflow.password());
-        Properties properties = workflow.timeoutProperties(true);
-        if (workflow.vendor() == DatabaseVendor.POSTGRESQL) {
-            properties.setProperty("readOnlyMode", "always");
-        }
-        config.setDataSourceProperties(properties);
+        HikariConfig config = endpoints.workflow().plainPool("reconciliation-workflow", 2);
         config.setReadOnly(true);
-        config.setMaximumPoolSize(2);
-        config.setMinimumIdle(0);
+        if (endpoints.workflow().vendor() == DatabaseVendor.POSTGRESQL) {
+            config.addDataSourceProperty("readOnlyMode", "always");
+        }
         return new HikariDataSource(config);
     }
 

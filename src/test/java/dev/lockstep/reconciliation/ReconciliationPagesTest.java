@@ -2,6 +2,7 @@ package dev.lockstep.reconciliation;
 
 import static dev.lockstep.reconciliation.ReconciliationRuns.ageApplication;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.approval.ApiFlows;
@@ -51,6 +52,9 @@ class ReconciliationPagesTest extends UseCaseIntegrationTest {
     ReconciliationProperties settings;
     @Autowired
     ReconciliationDialect dialect;
+    @Autowired
+    @Qualifier("reconciliationWorkflowDataSource")
+    HikariDataSource workflowReads;
 
     @Test
     void aPageGivesEachApplicationTheEvidenceItWouldHaveAlone() {
@@ -144,6 +148,14 @@ class ReconciliationPagesTest extends UseCaseIntegrationTest {
         assertThat(incidentRules(ids.get(6))).isEmpty();
         assertThat(db.business().queryForObject("select applications_scanned from reconciliation_run where id = ?", Integer.class,
                 runId)).isGreaterThanOrEqualTo(ids.size());
+    }
+
+    @Test
+    void thePlainReadsOfTheEngineTablesCannotWrite() {
+        assertThatThrownBy(() -> new JdbcTemplate(workflowReads).execute("create table reconciliation_write_probe (id int)"))
+                .hasMessageContaining("read-only transaction");
+        assertThat(db.workflow().queryForObject("select count(*) from information_schema.tables"
+                + " where table_name = 'reconciliation_write_probe'", Integer.class)).isZero();
     }
 
     /** The run as the context builds it, except that it reads evidence {@code pageSize} applications at a time. */
