@@ -1,5 +1,6 @@
 package dev.lockstep.platform;
 
+import com.zaxxer.hikari.HikariConfig;
 import java.time.Duration;
 import java.util.Properties;
 import javax.sql.DataSource;
@@ -117,6 +118,22 @@ public record DatabaseSettings(
 
     private static long wholeSeconds(Duration duration) {
         return Math.max(1, (duration.toMillis() + 999) / 1000);
+    }
+
+    /**
+     * A small pool of plain (non-XA) connections to this database with every timeout, for a capability's own work
+     * outside any XA transaction; the caller adds what is particular to it and builds the pool.
+     */
+    public HikariConfig plainPool(String poolName, int maximumSize) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName(poolName);
+        config.setJdbcUrl(url);
+        config.setUsername(username);
+        config.setPassword(password);
+        config.setDataSourceProperties(timeoutProperties(true));
+        config.setMaximumPoolSize(maximumSize);
+        config.setMinimumIdle(0);
+        return config;
     }
 
     /** A plain, non-XA view of this database for inspection outside any transaction, with every timeout. */

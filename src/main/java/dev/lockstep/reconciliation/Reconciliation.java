@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,8 +17,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * Reconciliation runs (seed 000 section 28). A run walks application ids in keyset order from its kind's
  * watermark, wrapping round once, so successive bounded runs cover every application; it stops at
- * {@code max-applications} or {@code max-duration} and stores where it got to. Each application's evidence is
- * read outside any XA transaction; every rule judges it; a repairable difference is repaired (its own XA
+ * {@code max-applications} or {@code max-duration} and stores where it got to. Evidence is read a page of applications
+ * at a time ({@code page-size}, one query per kind of evidence for the whole page), outside any XA transaction; every rule
+ * judges each application's evidence; a repairable difference is repaired (its own XA
  * transaction, re-checked under the row lock), anything else becomes an incident. An application with an open
  * incident is frozen: its differences are counted, not acted on. Runs execute one at a time on a single thread,
  * never inside a caller's transaction.
@@ -120,11 +122,15 @@ public class Reconciliation {
                     ids = nextIds(0, from);
                     continue;
                 }
-                for (long applicationId : ids) {
-                    if (scanned >= settings.maxApplications() || !clock.instant().isBefore(deadline)) {
+                // evidence only for as many applications as the run may still check
+                List<Long> page = ids.subList(0, Math.min(ids.size(), settings.maxApplications() - scanned));
+                Map<Long, Evidence> evidence = reader.readPage(plain, page);
+                Set<Long> frozen = frozen(page);
+                for (long applicationId : page) {
+                    if (!clock.instant().isBefore(deadline)) {
                         break;
                     }
-                    check(runId, applicationId, tallies);
+                    check(runId, applicationId, evidence.get(applicationId), frozen.contains(applicationId), tallies);
                     scanned++;
                     last = applicationId;
                 }
@@ -140,22 +146,28 @@ public class Reconciliation {
         }
     }
 
+    /** The next page of application ids in keyset order. */
     private List<Long> nextIds(long after, long upToInclusive) {
-        return plain.queryForList("select id from application where id > ? and id <= ? order by id fetch first 200 rows only", Long.class,
-                after, upToInclusive);
+        return plain.queryForList("select id from application where id > ? and id <= ? order by id fetch first %d rows only"
+                .formatted(settings.pageSize()), Long.class, after, upToInclusive);
     }
 
-    /** Judges one application and acts on what the rules find. */
-    private void check(long runId, long applicationId, Map<String, Tally> tallies) {
-        Optional<Evidence> read = reader.read(plain, applicationId).map(catalog::attach);
+    /** The applications of {@code page} with an incident not yet closed: their differences are counted, not acted on. */
+    private Set<Long> frozen(List<Long> page) {
+        return Set.copyOf(plain.queryForList("select distinct application_id from reconciliation_incident where state <> 'CLOSED'"
+                + " and application_id in (" + EvidenceReader.markers(page.size()) + ")", Long.class, page.toArray()));
+    }
+
+    /**
+     * Judges one application on the evidence its page read ({@code read}, null when the application is gone) and acts on
+     * what the rules find.
+     */
+    private void check(long runId, long applicationId, Evidence read, boolean frozen, Map<String, Tally> tallies) {
         // changed a moment ago: an action may still be between its two commits; a later run looks again
-        if (read.isEmpty() || read.get().updatedAt().isAfter(clock.instant().minus(settings.settle()))) {
+        if (read == null || read.updatedAt().isAfter(clock.instant().minus(settings.settle()))) {
             return;
         }
-        Evidence evidence = read.get();
-        boolean frozen = plain.queryForObject(
-                "select count(*) from reconciliation_incident where application_id = ? and state <> 'CLOSED'", Integer.class,
-                applicationId) > 0;
+        Evidence evidence = catalog.attach(read);
         boolean needsPeople = rules.stream().map(rule -> rule.check(evidence)).flatMap(Optional::stream)
                 .anyMatch(finding -> finding.classification() == Classification.INCIDENT);
         Evidence current = evidence;

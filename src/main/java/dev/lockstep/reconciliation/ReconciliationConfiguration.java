@@ -3,6 +3,7 @@ package dev.lockstep.reconciliation;
 import com.github.kagkarlsson.scheduler.task.helper.RecurringTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.github.kagkarlsson.scheduler.task.schedule.FixedDelay;
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.approval.ApplicationRepository;
 import dev.lockstep.approval.BusinessProcessBindingRepository;
@@ -10,6 +11,7 @@ import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.delivery.CatalogClient;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.recovery.AuditTrail;
 import dev.lockstep.todo.TaskProjectionRebuild;
@@ -86,10 +88,25 @@ class ReconciliationConfiguration {
         return new CatalogEvidence(catalog.getIfAvailable());
     }
 
+    /**
+     * A run's plain reads of the engine's tables (EvidenceReader.readPage): two connections, read-only (PostgreSQL
+     * refuses any write on them), outside any XA transaction.
+     */
+    @Bean(destroyMethod = "close")
+    HikariDataSource reconciliationWorkflowDataSource(DatabaseEndpoints endpoints) {
+        HikariConfig config = endpoints.workflow().plainPool("reconciliation-workflow", 2);
+        config.setReadOnly(true);
+        if (endpoints.workflow().vendor() == DatabaseVendor.POSTGRESQL) {
+            config.addDataSourceProperty("readOnlyMode", "always");
+        }
+        return new HikariDataSource(config);
+    }
+
     @Bean
     EvidenceReader reconciliationEvidenceReader(RuntimeService runtime, HistoryService history, TaskService tasks,
-            ManagementService management, ReconciliationProperties settings) {
-        return new EvidenceReader(runtime, history, tasks, management, settings, CLOCK);
+            ManagementService management, @Qualifier("reconciliationWorkflowDataSource") HikariDataSource workflow,
+            ReconciliationProperties settings) {
+        return new EvidenceReader(runtime, history, tasks, management, new JdbcTemplate(workflow), settings, CLOCK);
     }
 
     @Bean

@@ -1,5 +1,6 @@
 package dev.lockstep.reconciliation;
 
+import dev.lockstep.platform.StartupCheckFailure;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -17,11 +18,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *        still be between its two databases' commits
  * @param commandSla age after which a workflow_command still PROCESSING is a difference
  * @param outboxSla how long past its due time (or its lease's end) an outbox event may wait before it is stuck
+ * @param pageSize applications a run reads evidence for at once (one query per kind of evidence for the page); at most
+ *        1,000, the longest {@code in} list Oracle takes
  */
 @ConfigurationProperties("lockstep.reconciliation")
 public record ReconciliationProperties(@DefaultValue("true") boolean enabled, Duration incrementalInterval, Duration fullSweepInterval,
         int maxApplications, Duration maxDuration, Duration settle, Duration commandSla,
-        Duration outboxSla) {
+        Duration outboxSla, int pageSize) {
+
+    static final int MAX_PAGE_SIZE = 1_000;
 
     public ReconciliationProperties {
         incrementalInterval = incrementalInterval == null ? Duration.ofMinutes(1) : incrementalInterval;
@@ -31,5 +36,10 @@ public record ReconciliationProperties(@DefaultValue("true") boolean enabled, Du
         settle = settle == null ? Duration.ofSeconds(30) : settle;
         commandSla = commandSla == null ? Duration.ofMinutes(5) : commandSla;
         outboxSla = outboxSla == null ? Duration.ofMinutes(15) : outboxSla;
+        pageSize = pageSize <= 0 ? 200 : pageSize;
+        if (pageSize > MAX_PAGE_SIZE) {
+            throw new StartupCheckFailure("lockstep.reconciliation.page-size", "is " + pageSize + ", above " + MAX_PAGE_SIZE
+                    + " (the longest in-list Oracle accepts).", "set it between 1 and " + MAX_PAGE_SIZE + "; 200 is the default.");
+        }
     }
 }
