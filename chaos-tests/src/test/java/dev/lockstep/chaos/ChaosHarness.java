@@ -559,6 +559,32 @@ final class ChaosHarness implements AutoCloseable {
         expectSubmitCommitted(s, app);
     }
 
+    /**
+     * The client's retry, after recovery, with the Idempotency-Key of the submit the fault cut off: a stored
+     * success is replayed only for a submit that committed, a rolled-back one runs afresh, and either way the
+     * application ends with exactly one process.
+     */
+    void expectRetryMatchesTruth(ScenarioRecord s, long app, String key, boolean committed) {
+        Answer retry = submitFollowingRetryAfter(s, app, key);
+        s.note("retry with the same Idempotency-Key after recovery: HTTP " + retry.status() + (retry.replayed() ? ", replayed" : ", run afresh"));
+        assertThat(retry.succeeded()).as("the retry succeeds: " + retry).isTrue();
+        assertThat(retry.replayed()).as("a replay only of a submit that committed: " + retry).isEqualTo(committed);
+        Map<String, Object> after = rows(app);
+        assertThat(after.get("business: business_process_binding rows")).as("one binding after the retry").isEqualTo("1");
+        assertThat(after.get("workflow: running process instances")).as("one process after the retry").isEqualTo("1");
+    }
+
+    /** Submits with {@code key}, following a 503's Retry-After: right after a fault a pool may still be replacing a connection. */
+    Answer submitFollowingRetryAfter(ScenarioRecord s, long app, String key) {
+        Answer answer = client.submit(app, key);
+        for (int attempt = 1; answer.status() == 503 && attempt <= 10; attempt++) {
+            s.note("submit answered 503 " + answer.json().path("code").asString() + "; retrying after its Retry-After");
+            sleep(1000);
+            answer = client.submit(app, key);
+        }
+        return answer;
+    }
+
     /** An error status with a problem+json body carrying a stable code, not a bare 500. */
     static void expectClearError(LockstepClient.Answer answer) {
         assertThat(answer.status()).as("the client gets an error answer").isGreaterThanOrEqualTo(400);

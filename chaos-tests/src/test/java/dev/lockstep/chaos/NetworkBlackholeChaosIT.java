@@ -137,7 +137,7 @@ class NetworkBlackholeChaosIT extends ChaosSuite {
         }
 
         // the client retries with the same key, as the answer tells it to; the replay must match the truth
-        Answer retry = retryAfterRecovery(s, app, key);
+        Answer retry = h.submitFollowingRetryAfter(s, app, key);
         String retried;
         if (retry.succeeded()) {
             assertThat(retry.replayed()).as("a replay only of a submit that committed; a rolled-back one runs afresh: " + retry)
@@ -154,7 +154,7 @@ class NetworkBlackholeChaosIT extends ChaosSuite {
             assertThat(status).as("the application shows the truth").isEqualTo(atCommit ? "APPROVING" : "DRAFT");
             retried = "the same key answered 409 TRANSACTION_OUTCOME_BEING_RESOLVED; the application read " + status;
             if (!atCommit) {
-                Answer fresh = retryAfterRecovery(s, app, LockstepClient.newKey());
+                Answer fresh = h.submitFollowingRetryAfter(s, app, LockstepClient.newKey());
                 assertThat(fresh.succeeded()).as("a submit with a new key after reading DRAFT: " + fresh).isTrue();
                 retried += "; a new key submitted it";
             }
@@ -165,16 +165,5 @@ class NetworkBlackholeChaosIT extends ChaosSuite {
         s.observedOutcome = "client heard HTTP " + answer.status() + " after " + answeredAfterMillis + " ms (outage "
                 + OUTAGE.toSeconds() + " s, socket timeout " + SOCKET_TIMEOUT_SECONDS + " s); " + s.observedOutcome
                 + "; " + retried + "; one process";
-    }
-
-    /** Submits with {@code key}, following a 503's Retry-After: right after the heal a pool may still be replacing a connection. */
-    private static Answer retryAfterRecovery(ScenarioRecord s, long app, String key) {
-        Answer answer = h.client.submit(app, key);
-        for (int attempt = 1; answer.status() == 503 && attempt <= 10; attempt++) {
-            s.note("submit answered 503 " + answer.json().path("code").asString() + "; retrying after its Retry-After");
-            ChaosHarness.sleep(1000);
-            answer = h.client.submit(app, key);
-        }
-        return answer;
     }
 }

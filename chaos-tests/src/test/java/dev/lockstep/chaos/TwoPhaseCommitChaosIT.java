@@ -55,11 +55,12 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "XAResource.prepare entered for the first branch; nothing prepared yet",
                 "Byteman rule halt-before-first-prepare.btm: Runtime.halt(1) at entry of PGXAConnection.prepare",
                 "Both branches roll back: the application stays DRAFT, no process instance, no prepared transaction.");
-        long app = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01", null);
+        Crashed crash = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01", null);
         h.requireHaltEvidence(s, HaltPoint.BEFORE_FIRST_PREPARE);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
-        h.expectRolledBack(s, app);
+        h.expectRolledBack(s, crash.app());
+        h.expectRetryMatchesTruth(s, crash.app(), crash.key(), false);
     }
 
     @Test
@@ -70,11 +71,12 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "XAResource.prepare returned for the first branch; the second branch is not prepared",
                 "Byteman rule halt-after-first-prepare.btm: Runtime.halt(1) at exit of PGXAConnection.prepare",
                 "Presumed abort: recovery rolls the prepared branch back; the application stays DRAFT, no process instance.");
-        long app = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
+        Crashed crash = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
         h.requireHaltEvidence(s, HaltPoint.AFTER_FIRST_PREPARE);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
-        h.expectRolledBack(s, app);
+        h.expectRolledBack(s, crash.app());
+        h.expectRetryMatchesTruth(s, crash.app(), crash.key(), false);
     }
 
     @Test
@@ -85,12 +87,13 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Both branches prepared; the coordinator is about to write its COMMITTING record",
                 "Byteman rule halt-before-commit-decision.btm: Runtime.halt(1) at entry of Atomikos OltpLogImp.write(COMMITTING)",
                 "Presumed abort: with no COMMITTING record, recovery rolls both prepared branches back; application stays DRAFT.");
-        long app = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
+        Crashed crash = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
         h.requireHaltEvidence(s, HaltPoint.BEFORE_DECISION_LOGGED);
         assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
-        h.expectRolledBack(s, app);
+        h.expectRolledBack(s, crash.app());
+        h.expectRetryMatchesTruth(s, crash.app(), crash.key(), false);
     }
 
     @Test
@@ -102,12 +105,13 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Byteman rule halt-after-commit-decision.btm: Runtime.halt(1) at exit of Atomikos OltpLogImp.write(COMMITTING)",
                 "Recovery replays the logged decision: both branches commit; application APPROVING with its process running.");
         // the decision must outlive the restart: the crashing JVM runs with LONG timeouts (see Timeouts)
-        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);
+        Crashed crash = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);
         h.requireHaltEvidence(s, HaltPoint.AFTER_DECISION_LOGGED);
         assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
-        h.expectCommitted(s, app);
+        h.expectCommitted(s, crash.app());
+        h.expectRetryMatchesTruth(s, crash.app(), crash.key(), true);
     }
 
     @Test
@@ -119,12 +123,13 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
                 "Recovery commits the remaining branch: both committed; application APPROVING with its process running; the"
                         + " product flags no split (no reconciliation incident, not listed by the mismatch check).");
-        long app = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
+        Crashed crash = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
         h.requireHaltEvidence(s, HaltPoint.BETWEEN_COMMITS);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
-        h.expectCommitted(s, app);
-        expectNoSplitAlarm(s, app);
+        h.expectCommitted(s, crash.app());
+        expectNoSplitAlarm(s, crash.app());
+        h.expectRetryMatchesTruth(s, crash.app(), crash.key(), true);
     }
 
     @Test
@@ -341,14 +346,15 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Byteman rule halt-after-commit-decision.btm, then the test deletes <home>/atomikos before the restart",
                 "No automatic step resolves the branches: both stay in pg_prepared_xacts past the recovery window (one per"
                         + " database, same gtrid), nothing is half committed; a DBA then resolves them and the databases agree.");
-        long app = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s12", null);
+        Crashed crash = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s12", null);
         assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
         ChaosHarness.deleteTree(h.service.home().resolve("atomikos"));
         s.note("deleted " + h.service.home().resolve("atomikos") + " (the coordinator log)");
 
         h.service.start("chaos-2.tm", h.bytemanJar, h.rules(), Timeouts.SHORT);
         try {
-            resolveAsDba(s, app);
+            resolveAsDba(s, crash.app());
+            h.expectRetryMatchesTruth(s, crash.app(), crash.key(), true);
         } finally {
             h.service.stop(); // the next scenario starts as chaos-1.tm again
         }
@@ -486,15 +492,16 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
     }
 
     /** Starts the service with the rule, creates a draft, arms the rule, submits and waits for the halt. */
-    private long crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir, Timeouts timeouts) {
+    private Crashed crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir, Timeouts timeouts) {
         h.ensureService(timeouts);
         long app = h.client.createDraft("chaos " + scenarioDir);
         s.rowsBefore.putAll(h.rows(app));
+        String key = LockstepClient.newKey();
         h.arm(rule);
         Answer answer;
         int exit;
         try {
-            answer = h.client.submit(app, LockstepClient.newKey());
+            answer = h.client.submit(app, key);
             exit = h.service.awaitExit(Duration.ofSeconds(30));
         } finally {
             h.disarm(rule);
@@ -506,7 +513,11 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         s.preparedAfterFault = h.prepared();
         s.coordinatorLogAfterFault = h.coordinatorLog();
         assertThat(answer.answered()).as("the halted JVM never answered the submit").isFalse();
-        return app;
+        return new Crashed(app, key);
+    }
+
+    /** The application whose submit the halt cut off, and the Idempotency-Key the client used for it. */
+    private record Crashed(long app, String key) {
     }
 
     /**
