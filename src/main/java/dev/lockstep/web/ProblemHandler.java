@@ -1,6 +1,7 @@
 package dev.lockstep.web;
 
 import com.atomikos.jdbc.internal.AtomikosSQLException;
+import java.sql.SQLTransientConnectionException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -96,6 +97,10 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     /** The global transaction did not commit (a branch refused to prepare, a timeout): nothing was written. */
     @ExceptionHandler(TransactionException.class)
     ResponseEntity<Object> notCommitted(TransactionException e) {
+        if (poolExhausted(e)) {
+            // a local transaction that found no connection (the business-only pool) fails at its begin
+            return databaseBusy(e);
+        }
         log.warn("global transaction rolled back: {}", e.getMostSpecificCause().toString());
         return conflict("TRANSACTION_ROLLED_BACK",
                 "The databases did not commit the change (" + e.getMostSpecificCause().getClass().getSimpleName()
@@ -111,9 +116,7 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
             }
         }
         if (poolExhausted(e)) {
-            log.warn("no database connection within the borrow timeout: {}", e.toString());
-            return refused(ApiException.retryLater("DATABASE_BUSY", "Every connection to a database is in use and none came free in time;"
-                    + " nothing was written. Retry later with the same Idempotency-Key."));
+            return databaseBusy(e);
         }
         log.error("unexpected error", e);
         return ProblemResponses.response(ProblemResponses.problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR",
@@ -170,13 +173,21 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
                 .body(ProblemResponses.problem(status, code, detail));
     }
 
+    private ResponseEntity<Object> databaseBusy(Exception e) {
+        log.warn("no database connection within the borrow timeout: {}", e.toString());
+        return refused(ApiException.retryLater("DATABASE_BUSY", "Every connection to a database is in use and none came free in time;"
+                + " nothing was written. Retry later with the same Idempotency-Key."));
+    }
+
     /**
      * Atomikos 6 reports an exhausted XA pool only as an {@code AtomikosSQLException} with this message
-     * (no cause, no subclass), wherever in the engine's or Hibernate's wrapping it surfaces.
+     * (no cause, no subclass), wherever in the engine's or Hibernate's wrapping it surfaces; HikariCP (the
+     * business-only pool) as an {@code SQLTransientConnectionException}.
      */
     private static boolean poolExhausted(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof AtomikosSQLException && String.valueOf(cause.getMessage()).startsWith("Connection pool exhausted")) {
+            if (cause instanceof AtomikosSQLException && String.valueOf(cause.getMessage()).startsWith("Connection pool exhausted")
+                    || cause instanceof SQLTransientConnectionException) {
                 return true;
             }
         }
