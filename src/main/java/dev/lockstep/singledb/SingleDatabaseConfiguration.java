@@ -1,6 +1,7 @@
 package dev.lockstep.singledb;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
 import jakarta.persistence.EntityManagerFactory;
@@ -48,7 +49,8 @@ public class SingleDatabaseConfiguration {
         return pool;
     }
 
-    @Bean
+    /** Also the business-only manager: with one database every transaction is local already. */
+    @Bean(name = {"transactionManager", BusinessOnlyTransactions.MANAGER})
     JpaTransactionManager transactionManager(EntityManagerFactory entityManagerFactory) {
         return new JpaTransactionManager(entityManagerFactory);
     }

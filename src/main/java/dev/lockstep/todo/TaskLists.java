@@ -1,12 +1,16 @@
 package dev.lockstep.todo;
 
+import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.security.Caller;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
-/** The todo and done lists: read from the projection only, never from engine queries. */
+/**
+ * The todo and done lists: read from the projection only, never from engine queries, so in a local
+ * transaction of the business database (no JTA transaction, no coordinator log).
+ */
 @Service
-@Transactional(readOnly = true)
+@Transactional(transactionManager = BusinessOnlyTransactions.MANAGER, readOnly = true)
 public class TaskLists {
 
     private final TaskProjection projection;

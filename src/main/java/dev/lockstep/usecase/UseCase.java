@@ -9,7 +9,8 @@ import java.util.Locale;
  */
 public enum UseCase {
 
-    CREATE(Key.OPTIONAL),
+    /** A draft is business rows only: no process runs yet, so it commits locally (see {@link #businessOnly()}). */
+    CREATE(Key.OPTIONAL, true),
     SUBMIT(Key.REQUIRED),
     WITHDRAW(Key.OPTIONAL),
     TERMINATE(Key.OPTIONAL),
@@ -28,13 +29,28 @@ public enum UseCase {
     }
 
     private final Key key;
+    private final boolean businessOnly;
 
     UseCase(Key key) {
+        this(key, false);
+    }
+
+    UseCase(Key key, boolean businessOnly) {
         this.key = key;
+        this.businessOnly = businessOnly;
     }
 
     Key key() {
         return key;
+    }
+
+    /**
+     * Whether the use case touches the business database alone and therefore runs in a local transaction
+     * of it instead of a JTA one: its command record and its rows still commit together, and it pays no
+     * coordinator log. Only for use cases that never reach the engine; one that does fails on this path.
+     */
+    boolean businessOnly() {
+        return businessOnly;
     }
 
     /** The name in the command record, e.g. {@code ADD_SIGNER}. */

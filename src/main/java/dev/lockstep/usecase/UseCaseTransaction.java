@@ -1,5 +1,6 @@
 package dev.lockstep.usecase;
 
+import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.security.Caller;
 import dev.lockstep.web.ApiException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.hibernate.exception.ConstraintViolationException;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -26,8 +28,9 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Where every use case begins and commits: one JTA transaction over both databases (two-phase commit
  * at the end of {@link #run}), with the Idempotency-Key's command record and the intent journal in
- * it. A use case runs at most once per key: the key is claimed, the work done and the response stored
- * in the same transaction, so a stored response always belongs to committed work; a retry with the
+ * it; a use case that touches the business database alone ({@link UseCase#businessOnly()}) runs the
+ * same way in a local transaction of that database. A use case runs at most once per key: the key is
+ * claimed, the work done and the response stored in the same transaction, so a stored response always belongs to committed work; a retry with the
  * same key and body gets the same status and body, a different body gets 422.
  */
 @Component
@@ -40,14 +43,17 @@ public class UseCaseTransaction {
 
     private final WorkflowCommandRepository commands;
     private final TransactionTemplate transaction;
+    private final TransactionTemplate businessOnlyTransaction;
     private final Optional<IntentJournaling> journal;
     private final JsonMapper json;
     private final Clock clock;
 
     public UseCaseTransaction(WorkflowCommandRepository commands, PlatformTransactionManager transactionManager,
+            @Qualifier(BusinessOnlyTransactions.MANAGER) PlatformTransactionManager businessOnly,
             ObjectProvider<IntentJournaling> journal, JsonMapper json, Clock clock) {
         this.commands = commands;
         this.transaction = new TransactionTemplate(transactionManager);
+        this.businessOnlyTransaction = new TransactionTemplate(businessOnly);
         this.journal = Optional.ofNullable(journal.getIfAvailable());
         this.json = json;
         this.clock = clock;
@@ -65,13 +71,15 @@ public class UseCaseTransaction {
         String key = useCase.key() == UseCase.Key.NONE ? null : idempotencyKey;
         UseCaseCall call = new UseCaseCall(useCase, key, caller, journal);
         Supplier<UseCaseResult> command = () -> work.apply(call);
+        TransactionTemplate transaction = useCase.businessOnly() ? businessOnlyTransaction : this.transaction;
         try {
             if (key == null && useCase.key() != UseCase.Key.REQUIRED) {
                 UseCaseResult outcome = transaction.execute(status -> command.get());
                 return ResponseEntity.status(outcome.status()).contentType(MediaType.APPLICATION_JSON)
                         .body(json.writeValueAsString(outcome.body()));
             }
-            return runOnce(new CommandRequest(key, useCase.commandType(), target.type(), target.id(), caller.id(), body), command);
+            return runOnce(transaction, new CommandRequest(key, useCase.commandType(), target.type(), target.id(), caller.id(),
+                    body), command);
         } catch (HeuristicCompletionException e) {
             if (e.getOutcomeState() != HeuristicCompletionException.STATE_ROLLED_BACK) {
                 call.endedHeuristically(HeuristicCompletionException.getStateString(e.getOutcomeState()));
@@ -80,7 +88,8 @@ public class UseCaseTransaction {
         }
     }
 
-    private ResponseEntity<String> runOnce(CommandRequest request, Supplier<UseCaseResult> command) {
+    private ResponseEntity<String> runOnce(TransactionTemplate transaction, CommandRequest request,
+            Supplier<UseCaseResult> command) {
         requireValidKey(request.idempotencyKey());
         refuseWhileOutcomeIsBeingResolved(request.idempotencyKey());
         String fingerprint = fingerprint(request);

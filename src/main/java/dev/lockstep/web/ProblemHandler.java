@@ -1,6 +1,7 @@
 package dev.lockstep.web;
 
 import com.atomikos.jdbc.internal.AtomikosSQLException;
+import java.sql.SQLTransientConnectionException;
 import java.util.List;
 import java.sql.SQLException;
 import java.util.Map;
@@ -98,6 +99,10 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     /** The global transaction did not commit (a branch refused to prepare, a timeout): nothing was written. */
     @ExceptionHandler(TransactionException.class)
     ResponseEntity<Object> notCommitted(TransactionException e) {
+        if (poolExhausted(e)) {
+            // a local transaction that found no connection (the business-only pool) fails at its begin
+            return databaseBusy(e);
+        }
         log.warn("global transaction rolled back: {}", e.getMostSpecificCause().toString());
         return conflict("TRANSACTION_ROLLED_BACK",
                 "The databases did not commit the change (" + e.getMostSpecificCause().getClass().getSimpleName()
@@ -113,9 +118,7 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
             }
         }
         if (poolExhausted(e)) {
-            log.warn("no database connection within the borrow timeout: {}", e.toString());
-            return refused(ApiException.retryLater("DATABASE_BUSY", "Every connection to a database is in use and none came free in time;"
-                    + " nothing was written. Retry later with the same Idempotency-Key."));
+            return databaseBusy(e);
         }
         if (connectionLost(e)) {
             log.warn("a database connection failed inside the request: {} ({})", e, NestedExceptionUtils.getMostSpecificCause(e).toString());
@@ -178,13 +181,21 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
                 .body(ProblemResponses.problem(status, code, detail));
     }
 
+    private ResponseEntity<Object> databaseBusy(Exception e) {
+        log.warn("no database connection within the borrow timeout: {}", e.toString());
+        return refused(ApiException.retryLater("DATABASE_BUSY", "Every connection to a database is in use and none came free in time;"
+                + " nothing was written. Retry later with the same Idempotency-Key."));
+    }
+
     /**
      * Atomikos 6 reports an exhausted XA pool only as an {@code AtomikosSQLException} with this message
-     * (no cause, no subclass), wherever in the engine's or Hibernate's wrapping it surfaces.
+     * (no cause, no subclass), wherever in the engine's or Hibernate's wrapping it surfaces; HikariCP (the
+     * business-only pool) as an {@code SQLTransientConnectionException}.
      */
     private static boolean poolExhausted(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof AtomikosSQLException && String.valueOf(cause.getMessage()).startsWith("Connection pool exhausted")) {
+            if (cause instanceof AtomikosSQLException && String.valueOf(cause.getMessage()).startsWith("Connection pool exhausted")
+                    || cause instanceof SQLTransientConnectionException) {
                 return true;
             }
         }

@@ -1,12 +1,30 @@
 package dev.lockstep.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.core.domain.properties.HasAnnotations;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.lockstep.approval.RunningApplications;
+import dev.lockstep.businessonly.BusinessOnlyTransactions;
+import dev.lockstep.workflow.ActionFence;
+import dev.lockstep.workflow.ApprovalProcess;
+import java.util.Optional;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * The package rules docs/architecture.md describes, checked on the compiled service: packages free of
@@ -74,5 +92,64 @@ class ArchitectureTest {
                         "dev.lockstep.todo..", "dev.lockstep.recovery..")
                 .should().dependOnClassesThat().resideInAPackage("dev.lockstep.delivery..")
                 .check(SERVICE);
+    }
+
+    /**
+     * The business-only (local) transaction manager: only work that touches the business database alone
+     * names it, and such work lives only here. The manager's name is a constant (inlined by the compiler),
+     * so the rule reads the annotations that name it rather than a class dependency.
+     */
+    private static final String[] BUSINESS_ONLY_WORK = {"dev.lockstep.businessonly..", "dev.lockstep.usecase..",
+            "dev.lockstep.todo..", "dev.lockstep.approval.application..", "dev.lockstep.singledb.."};
+
+    @Test
+    void onlyBusinessOnlyWorkNamesTheLocalTransactionManager() {
+        classes().that(nameTheBusinessOnlyManager()).should().resideInAnyPackage(BUSINESS_ONLY_WORK).check(SERVICE);
+    }
+
+    /**
+     * Code that runs under the local manager never calls the engine or what holds a running application
+     * (their work is on the workflow database): checked on each method's own calls; at run time the JTA
+     * manager refuses to begin inside a business-only transaction, which covers deeper calls.
+     */
+    @Test
+    void businessOnlyWorkDoesNotCallTheEngine() {
+        methods().that(runUnderTheBusinessOnlyManager()).should(notCallTheEngine()).check(SERVICE);
+    }
+
+    private static DescribedPredicate<JavaClass> nameTheBusinessOnlyManager() {
+        return DescribedPredicate.describe("name the business-only transaction manager", type -> namesBusinessOnly(type)
+                || Stream.concat(type.getCodeUnits().stream().flatMap(unit -> Stream.concat(Stream.of(unit),
+                                unit.getParameters().stream())), type.getFields().stream())
+                        .anyMatch(ArchitectureTest::namesBusinessOnly));
+    }
+
+    private static DescribedPredicate<JavaMethod> runUnderTheBusinessOnlyManager() {
+        return DescribedPredicate.describe("run under the business-only transaction manager", method ->
+                transactionManagerOf(method).or(() -> transactionManagerOf(method.getOwner()))
+                        .filter(BusinessOnlyTransactions.MANAGER::equals).isPresent());
+    }
+
+    private static ArchCondition<JavaCodeUnit> notCallTheEngine() {
+        return new ArchCondition<>("not call the engine, the action fence or a running application") {
+            @Override
+            public void check(JavaCodeUnit unit, ConditionEvents events) {
+                unit.getMethodCallsFromSelf().stream()
+                        .filter(call -> call.getTargetOwner().getPackageName().startsWith("org.activiti")
+                                || Stream.of(ApprovalProcess.class, ActionFence.class, RunningApplications.class)
+                                        .anyMatch(call.getTargetOwner()::isEquivalentTo))
+                        .forEach(call -> events.add(SimpleConditionEvent.violated(call, call.getDescription())));
+            }
+        };
+    }
+
+    private static boolean namesBusinessOnly(HasAnnotations<?> element) {
+        return transactionManagerOf(element).filter(BusinessOnlyTransactions.MANAGER::equals).isPresent()
+                || element.tryGetAnnotationOfType(Qualifier.class).map(Qualifier::value)
+                        .filter(BusinessOnlyTransactions.MANAGER::equals).isPresent();
+    }
+
+    private static Optional<String> transactionManagerOf(HasAnnotations<?> element) {
+        return element.tryGetAnnotationOfType(Transactional.class).map(Transactional::transactionManager);
     }
 }

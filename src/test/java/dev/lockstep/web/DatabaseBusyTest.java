@@ -3,13 +3,18 @@ package dev.lockstep.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.atomikos.jdbc.AtomikosDataSourceBean;
+import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.approval.ApplicationRepository;
+import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -18,8 +23,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * When every connection of an XA pool is taken and none comes free within the borrow timeout, the
- * client gets 503 DATABASE_BUSY with Retry-After — an overload answer it can act on — and nothing is
+ * When every connection of a pool (an XA pool, or the business-only one) is taken and none comes free
+ * within the borrow timeout, the client gets 503 DATABASE_BUSY with Retry-After — an overload answer it can act on — and nothing is
  * written. (Seen in the recovery benchmark under 100 concurrent submits: it was a 500 INTERNAL_ERROR.)
  */
 @LockstepIntegrationTest
@@ -31,50 +36,81 @@ class DatabaseBusyTest {
     @Autowired Api api;
     @Autowired TestDatabases db;
     @Autowired PlatformTransactionManager transactions;
+    @Autowired @Qualifier(BusinessOnlyTransactions.MANAGER) PlatformTransactionManager businessOnly;
     @Autowired @Qualifier("businessDataSource") AtomikosDataSourceBean businessPool;
+    @Autowired ApplicationRepository applications;
 
+    /** A submit needs the business XA pool (its key, the row lock, the binding). */
     @Test
-    void aFullPoolAnswers503DatabaseBusyAndWritesNothing() throws Exception {
+    void aFullXaPoolAnswers503DatabaseBusyAndWritesNothing() throws Exception {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        String key = UUID.randomUUID().toString();
+
+        Api.Response busy = whileEveryConnectionIsHeld(transactions, () -> new JdbcTemplate(businessPool)
+                .queryForObject("select 1", Integer.class), () -> api.post("alice", "/api/applications/" + id + "/submit", null, key));
+
+        assertBusy(busy);
+        assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, id))
+                .isEqualTo("DRAFT");
+        assertThat(db.business().queryForObject("select count(*) from workflow_command where request_id = ?", Integer.class, key))
+                .isZero();
+        assertThat(api.post("alice", "/api/applications/" + id + "/submit", null, key).status()).isEqualTo(200);
+    }
+
+    /** Creating a draft borrows from the business-only pool (a local transaction): the same answer when that one is full. */
+    @Test
+    void aFullBusinessOnlyPoolAnswers503DatabaseBusyAndWritesNothing() throws Exception {
+        long applicationsBefore = db.business().queryForObject("select count(*) from application", Long.class);
+
+        Api.Response busy = whileEveryConnectionIsHeld(businessOnly, applications::count,
+                () -> api.post("alice", "/api/applications", DRAFT, null));
+
+        assertBusy(busy);
+        assertThat(db.business().queryForObject("select count(*) from application", Long.class)).isEqualTo(applicationsBefore);
+        assertThat(api.post("alice", "/api/applications", DRAFT, null).status()).isEqualTo(201);
+    }
+
+    private static void assertBusy(Api.Response busy) {
+        assertThat(busy.status()).as(busy.toString()).isEqualTo(503);
+        assertThat(busy.json().get("code").asString()).isEqualTo("DATABASE_BUSY");
+        assertThat(busy.header("Retry-After")).isEqualTo("1");
+    }
+
+    /** Both pools hold as many connections as the business XA pool. */
+    private Api.Response whileEveryConnectionIsHeld(PlatformTransactionManager manager, Runnable useConnection,
+            Supplier<Api.Response> request) throws InterruptedException {
         int poolSize = businessPool.getMaxPoolSize();
         CountDownLatch holding = new CountDownLatch(poolSize);
         CountDownLatch release = new CountDownLatch(1);
         List<Thread> holders = new ArrayList<>();
         for (int i = 0; i < poolSize; i++) {
-            Thread holder = new Thread(() -> holdOneConnection(holding, release));
+            Thread holder = new Thread(() -> holdOneConnection(manager, useConnection, holding, release));
             holder.start();
             holders.add(holder);
         }
-        long applicationsBefore;
-        Api.Response busy;
         try {
             assertThat(holding.await(90, TimeUnit.SECONDS)).as("the test holds every pooled connection").isTrue();
-            applicationsBefore = db.business().queryForObject("select count(*) from application", Long.class);
-            busy = api.post("alice", "/api/applications", DRAFT, null);
+            return request.get();
         } finally {
             release.countDown();
             for (Thread holder : holders) {
                 holder.join(30_000);
             }
         }
-
-        assertThat(busy.status()).as(busy.toString()).isEqualTo(503);
-        assertThat(busy.json().get("code").asString()).isEqualTo("DATABASE_BUSY");
-        assertThat(busy.header("Retry-After")).isEqualTo("1");
-        assertThat(db.business().queryForObject("select count(*) from application", Long.class)).isEqualTo(applicationsBefore);
-        assertThat(api.post("alice", "/api/applications", DRAFT, null).status()).isEqualTo(201);
     }
 
     /**
-     * Takes one pooled connection and keeps it enlisted in a global transaction until released. The
-     * shared service may hold connections for a while (startup recovery scans): a holder that finds the
-     * pool empty tries again, so once all have one the pool is the test's alone.
+     * Takes one pooled connection and keeps it in a transaction until released. The shared service may
+     * hold connections for a while (startup recovery scans): a holder that finds the pool empty tries
+     * again, so once all have one the pool is the test's alone.
      */
-    private void holdOneConnection(CountDownLatch holding, CountDownLatch release) {
+    private static void holdOneConnection(PlatformTransactionManager manager, Runnable useConnection, CountDownLatch holding,
+            CountDownLatch release) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(80);
         while (release.getCount() > 0 && System.nanoTime() < deadline) {
             try {
-                new TransactionTemplate(transactions).executeWithoutResult(status -> {
-                    new JdbcTemplate(businessPool).queryForObject("select 1", Integer.class);
+                new TransactionTemplate(manager).executeWithoutResult(status -> {
+                    useConnection.run();
                     holding.countDown();
                     await(release);
                 });

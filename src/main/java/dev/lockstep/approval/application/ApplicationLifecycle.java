@@ -13,6 +13,7 @@ import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.approval.SeparationOfDuties;
 import dev.lockstep.approval.trail.ApplicationEvent.Kind;
 import dev.lockstep.approval.trail.ApplicationTrail;
+import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.operations.TransactionLogContext;
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
@@ -29,9 +30,9 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * The applicant's and the admin's use cases on one application. Each public method is one JTA
- * transaction over both databases: the business rows and the engine's ACT_* rows commit together
- * through two-phase commit, or neither does.
+ * The applicant's and the admin's use cases on one application. Each public method but
+ * {@link #createDraft} is one JTA transaction over both databases: the business rows and the engine's
+ * ACT_* rows commit together through two-phase commit, or neither does.
  */
 @Service
 @Transactional(rollbackFor = Exception.class)
@@ -59,6 +60,8 @@ public class ApplicationLifecycle {
         this.clock = clock;
     }
 
+    /** A draft is the application row alone (no process yet): a local transaction of the business database. */
+    @Transactional(transactionManager = BusinessOnlyTransactions.MANAGER, rollbackFor = Exception.class)
     public ApplicationView createDraft(CreateApplicationRequest request, UseCaseCall call) {
         Caller caller = call.caller();
         if (!caller.hasRole(Roles.APPLICANT)) {

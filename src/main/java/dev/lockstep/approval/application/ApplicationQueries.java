@@ -7,6 +7,7 @@ import dev.lockstep.approval.ApprovalRecordRepository;
 import dev.lockstep.approval.ApprovalStatus;
 import dev.lockstep.approval.BusinessProcessBindingRepository;
 import dev.lockstep.approval.trail.ApplicationTrail;
+import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.security.Caller;
 import dev.lockstep.security.Roles;
 import dev.lockstep.todo.TaskProjection;
@@ -22,11 +23,11 @@ import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Read side: applicants see their own applications, approvers, admins and auditors see all. Reads
- * only the business database (open tasks from task_projection, not the engine), so a read never
- * spans both XA resources and never pays a two-phase commit.
+ * only the business database (open tasks from task_projection, not the engine), so a read runs in a
+ * local transaction of it: no JTA transaction, no coordinator log.
  */
 @Service
-@Transactional(readOnly = true)
+@Transactional(transactionManager = BusinessOnlyTransactions.MANAGER, readOnly = true)
 public class ApplicationQueries {
 
     private final ApplicationRepository applications;

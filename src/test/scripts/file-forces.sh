@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Counts the disk forces (JFR jdk.FileForce: fsync of the Atomikos coordinator log, among others) and the
+# wall time per request of the three business-only requests: create a draft, read the application, the
+# todo page. Each given service jar is started in turn (embedded mode, fresh databases), warmed up, then
+# measured one request at a time, in the same script run so that the jars are compared on the same
+# machine at the same time. Forces are counted on the request threads only (http-nio-*-exec-*), so the
+# engine's background job acquisition does not blur them.
+#
+#   src/test/scripts/file-forces.sh <label>=<service jar> [<label>=<service jar> ...]
+#   env: REQUESTS (per kind, default 200), WARMUP (default 50), OUT (default target/file-forces)
+set -euo pipefail
+
+REQUESTS=${REQUESTS:-200}
+WARMUP=${WARMUP:-50}
+OUT=${OUT:-target/file-forces}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+cat > "$OUT/forces.jfc" <<'JFC'
+<?xml version="1.0" encoding="UTF-8"?>
+<configuration version="2.0" label="forces">
+  <event name="jdk.FileForce">
+    <setting name="enabled">true</setting>
+    <setting name="stackTrace">true</setting>
+    <setting name="threshold">0 ms</setting>
+  </event>
+</configuration>
+JFC
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("",0)); print(s.getsockname()[1]); s.close()'; }
+
+# one request; prints its wall time in ms
+timed() { curl -s -o /dev/null -w '%{time_total}\n' "$@" | awk '{printf "%.3f\n", $1 * 1000}'; }
+
+create() { timed -u alice:lockstep -H 'Content-Type: application/json' -X POST "$BASE/api/applications" \
+    -d '{"title":"forces","assetId":42,"amount":100,"riskLevel":"LOW","sensitive":false}'; }
+read_app() { timed -u alice:lockstep "$BASE/api/applications/$APP"; }
+todo() { timed -u bob:lockstep "$BASE/api/tasks"; }
+
+measure() { # label kind
+    local label=$1 kind=$2
+    jcmd "$PID" JFR.start name="$kind" settings="$OUT/forces.jfc" > /dev/null
+    for _ in $(seq "$REQUESTS"); do $kind; done > "$OUT/$label-$kind.ms"
+    jcmd "$PID" JFR.stop name="$kind" filename="$OUT/$label-$kind.jfr" > /dev/null
+    local forces
+    forces=$(jfr print --events jdk.FileForce "$OUT/$label-$kind.jfr" | grep -c 'eventThread = "http-nio-.*-exec-' || true)
+    local p50
+    p50=$(sort -n "$OUT/$label-$kind.ms" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    printf '%-10s %-9s %6d requests  %6d forces  %5.2f forces/request  p50 %7.2f ms\n' "$label" "$kind" "$REQUESTS" \
+        "$forces" "$(echo "$forces / $REQUESTS" | bc -l)" "$p50" | tee -a "$OUT/summary.txt"
+}
+
+for target in "$@"; do
+    label=${target%%=*}
+    jar=${target#*=}
+    home="$OUT/var-$label"
+    rm -rf "$home"
+    port=$(free_port)
+    BASE="http://localhost:$port"
+    java -Xmx768m -jar "$jar" --lockstep.home="$home" --server.port="$port" --lockstep.embedded.business-port=0 \
+        --lockstep.embedded.workflow-port=0 --lockstep.tm.unique-name=lockstep-forces.tm --logging.level.root=WARN \
+        --lockstep.reconciliation.enabled=false > "$OUT/$label-service.log" 2>&1 &
+    PID=$!
+    for _ in $(seq 600); do
+        curl -s -o /dev/null "$BASE/actuator/health" && break
+        sleep 1
+    done
+    APP=$(curl -s -u alice:lockstep -H 'Content-Type: application/json' -X POST "$BASE/api/applications" \
+        -d '{"title":"read me","assetId":42,"amount":100,"riskLevel":"LOW","sensitive":false}' | sed 's/.*"id":\([0-9]*\).*/\1/')
+    for _ in $(seq "$WARMUP"); do create; read_app; todo; done > /dev/null
+    measure "$label" create
+    measure "$label" read_app
+    measure "$label" todo
+    kill "$PID"
+    wait "$PID" || true
+done
