@@ -99,9 +99,12 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     /** The global transaction did not commit (a branch refused to prepare, a timeout): nothing was written. */
     @ExceptionHandler(TransactionException.class)
     ResponseEntity<Object> notCommitted(TransactionException e) {
+        // a local transaction (the business-only pool) that found no connection fails at its begin
         if (poolExhausted(e)) {
-            // a local transaction that found no connection (the business-only pool) fails at its begin
             return databaseBusy(e);
+        }
+        if (connectionLost(e)) {
+            return databaseUnavailable(e);
         }
         log.warn("global transaction rolled back: {}", e.getMostSpecificCause().toString());
         return conflict("TRANSACTION_ROLLED_BACK",
@@ -121,10 +124,7 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
             return databaseBusy(e);
         }
         if (connectionLost(e)) {
-            log.warn("a database connection failed inside the request: {} ({})", e, NestedExceptionUtils.getMostSpecificCause(e).toString());
-            return refused(ApiException.retryLater("DATABASE_UNAVAILABLE", "A database connection failed before the change"
-                    + " could commit (network or server down); the transaction was rolled back. Retry later with the same"
-                    + " Idempotency-Key."));
+            return databaseUnavailable(e);
         }
         log.error("unexpected error", e);
         return ProblemResponses.response(ProblemResponses.problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR",
@@ -181,6 +181,12 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
                 .body(ProblemResponses.problem(status, code, detail));
     }
 
+    private ResponseEntity<Object> databaseUnavailable(Exception e) {
+        log.warn("a database connection failed inside the request: {} ({})", e, NestedExceptionUtils.getMostSpecificCause(e).toString());
+        return refused(ApiException.retryLater("DATABASE_UNAVAILABLE", "A database connection failed before the change could commit"
+                + " (network or server down); the transaction was rolled back. Retry later with the same Idempotency-Key."));
+    }
+
     private ResponseEntity<Object> databaseBusy(Exception e) {
         log.warn("no database connection within the borrow timeout: {}", e.toString());
         return refused(ApiException.retryLater("DATABASE_BUSY", "Every connection to a database is in use and none came free in time;"
@@ -190,12 +196,13 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     /**
      * Atomikos 6 reports an exhausted XA pool only as an {@code AtomikosSQLException} with this message
      * (no cause, no subclass), wherever in the engine's or Hibernate's wrapping it surfaces; HikariCP (the
-     * business-only pool) as an {@code SQLTransientConnectionException}.
+     * business-only pool) as an {@code SQLTransientConnectionException}, which carries the SQLState of the last failed
+     * connection attempt when the database, not the pool, was the problem (then it is {@link #connectionLost}).
      */
     private static boolean poolExhausted(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
             if (cause instanceof AtomikosSQLException && String.valueOf(cause.getMessage()).startsWith("Connection pool exhausted")
-                    || cause instanceof SQLTransientConnectionException) {
+                    || cause instanceof SQLTransientConnectionException timeout && !connectionState(timeout.getSQLState())) {
                 return true;
             }
         }
@@ -203,9 +210,13 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     }
 
     /** SQLState class 08 is a connection exception: the server was not reached or the connection broke. */
+    private static boolean connectionState(String sqlState) {
+        return sqlState != null && sqlState.startsWith("08");
+    }
+
     private static boolean connectionLost(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+            if (cause instanceof SQLException sql && connectionState(sql.getSQLState())) {
                 return true;
             }
         }
