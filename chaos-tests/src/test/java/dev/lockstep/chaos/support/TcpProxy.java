@@ -45,26 +45,38 @@ public final class TcpProxy implements AutoCloseable {
 
     private void acceptLoop() {
         while (!listener.isClosed()) {
+            Socket client;
             try {
-                Socket client = listener.accept();
-                if (cut) {
-                    client.close(); // the network is down: the connection dies at once
-                    continue;
-                }
+                client = listener.accept();
+            } catch (IOException e) {
+                continue; // the listener was closed: the loop ends
+            }
+            if (cut) {
+                closeQuietly(client); // the network is down: the connection dies at once
+                continue;
+            }
+            if (blackhole) {
                 open.add(client);
-                if (blackhole) {
-                    swallow(client); // the route is dead: the connection hangs, nothing reaches the server
-                    continue;
-                }
-                Socket server = new Socket(targetHost, targetPort);
+                swallow(client); // the route is dead: the connection hangs, nothing reaches the server
+                continue;
+            }
+            Socket server;
+            try {
+                server = new Socket(targetHost, targetPort);
+            } catch (IOException refused) {
+                closeQuietly(client); // the server is down: the client's connection fails at once, as without a proxy
+                continue;
+            }
+            open.add(client);
+            open.add(server);
+            try {
                 client.setTcpNoDelay(true);
                 server.setTcpNoDelay(true);
-                open.add(server);
-                pump(client, server, true);
-                pump(server, client, false);
             } catch (IOException e) {
-                // listener closed, or the target refused: the client sees its connection fail
+                // only latency: the pumps flush every chunk anyway
             }
+            pump(client, server, true);
+            pump(server, client, false);
         }
     }
 
