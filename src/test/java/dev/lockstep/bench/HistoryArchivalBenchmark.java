@@ -1,0 +1,261 @@
+package dev.lockstep.bench;
+
+import static dev.lockstep.bench.TodoScaleBenchmark.count;
+import static dev.lockstep.bench.TodoScaleBenchmark.execute;
+import static dev.lockstep.bench.TodoScaleBenchmark.strings;
+
+import dev.lockstep.bench.ApprovalCycleClient.Operation;
+import dev.lockstep.bench.Benchmark.OperationLatency;
+import dev.lockstep.bench.TodoScaleBenchmark.Page;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * History at scale (issue 16): the todo and done pages and the approval cycle of an XA service whose
+ * engine history holds {@code historyRows} ACT_HI_* rows of processes that ended more than 180 days ago
+ * ({@link EndedHistorySeed}), then the product's own history archival moving them out through its
+ * admin endpoint, then the same measurements again. Before and after are measured in the same run on the
+ * same service, so their ratio is the figure that counts on a noisy machine.
+ */
+final class HistoryArchivalBenchmark {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    static final String NOTHING_MORE_DUE = "nothing more is due";
+
+    /**
+     * {@code engineIndexes}: add indexes on ACT_HI_PROCINST.SUPER_PROCESS_INSTANCE_ID_ and
+     * ACT_HI_TASKINST.PARENT_TASK_ID_ before archival (the engine's deletion looks both up per process and per
+     * task, and ships no index for them); {@code archivalLimit}: archival stops after this long even if rows
+     * are left, and the report says how far it got.
+     */
+    record Sizes(long historyRows, int batchSize, int batchesPerCall, Duration archivalLimit, boolean engineIndexes,
+            int pageRequests, int pageWarmup, int deepPage, int clients, Duration cycleWarmup, Duration cycleMeasure) {
+
+        /** {@code bench.history.*} system properties; the default is the issue's 10 million rows. */
+        static Sizes fromSystemProperties() {
+            return new Sizes(Long.getLong("bench.history.rows", 10_000_000L), Integer.getInteger("bench.history.batch-size", 50),
+                    Integer.getInteger("bench.history.batches-per-call", 20),
+                    Duration.ofMinutes(Long.getLong("bench.history.archival-limit-minutes", 120)),
+                    Boolean.parseBoolean(System.getProperty("bench.history.engine-indexes", "false")),
+                    Integer.getInteger("bench.history.page-requests", 200), Integer.getInteger("bench.history.page-warmup", 40),
+                    Integer.getInteger("bench.history.deep-page", 25), Integer.getInteger("bench.history.clients", 4),
+                    Duration.ofSeconds(Long.getLong("bench.history.cycle-warmup-seconds", 10)),
+                    Duration.ofSeconds(Long.getLong("bench.history.cycle-measure-seconds", 30)));
+        }
+    }
+
+    /** One pass of the pages and the cycle, with the history's size (plain SQL) when it started. */
+    record Measurement(long historyRows, String workflowDatabaseSize, Map<Page, Integer> deepPageReached,
+            Map<Page, OperationLatency> pages, Benchmark.DeploymentResult cycles) {
+    }
+
+    /** One call of the admin endpoint: what it moved and how long it took, for the rate's course over the run. */
+    record Segment(long processes, long rows, double seconds) {
+    }
+
+    /**
+     * {@code rows}/{@code processes}: what the endpoint reported moved; {@code archivedRows}/{@code archivedProcesses}:
+     * what the archive tables hold afterwards, {@code historyRowsAtStart} what the engine's history held before and
+     * {@code historyRowsLeft}/{@code dueProcessesLeft} what it still holds after, all read with plain SQL.
+     */
+    record Archival(long historyRowsAtStart, long processes, long rows, double seconds, double rowsPerSecond, double processesPerSecond, long batches,
+            OperationLatency batchMillis, List<Segment> segments, String stoppedBecause, long archivedProcesses, long archivedRows,
+            long historyRowsLeft, long dueProcessesLeft) {
+
+        boolean finished() {
+            return NOTHING_MORE_DUE.equals(stoppedBecause);
+        }
+    }
+
+    record Result(Sizes sizes, EndedHistorySeed.Result seed, Measurement before, Archival archival, Measurement after) {
+    }
+
+    private HistoryArchivalBenchmark() {
+    }
+
+    static Result run(BenchmarkSettings settings, Sizes sizes) throws Exception {
+        Path home = settings.outputDir().resolve("var-history").toAbsolutePath();
+        ServiceUnderTest.deleteRecursively(home);
+        // no scheduled run: the stage starts archival itself; no pause between batches: the rate is the batches' own
+        try (ServiceUnderTest service = ServiceUnderTest.start(ServiceUnderTest.Deployment.XA, settings, home,
+                "history-service.log", List.of(), List.of("--lockstep.archival.enabled=false",
+                        "--lockstep.archival.pause-between-batches=0s", "--lockstep.archival.batch-size=" + sizes.batchSize()))) {
+            EndedHistorySeed.Result seed = EndedHistorySeed.seed(service, sizes.historyRows());
+            System.out.printf("history seed: %,d ACT_HI rows, %,d processes in %.0f s%n", seed.historyRows(), seed.processes(),
+                    seed.seconds());
+            Measurement before = measure(service, sizes);
+            if (sizes.engineIndexes()) {
+                try (Connection workflow = workflow(service)) {
+                    execute(workflow, "create index bench_hi_procinst_super on act_hi_procinst (super_process_instance_id_)");
+                    execute(workflow, "create index bench_hi_taskinst_parent on act_hi_taskinst (parent_task_id_)");
+                }
+            }
+            Archival archival = archive(service, sizes);
+            System.out.printf("history archival: %,d rows, %,d processes in %.0f s (%s)%n", archival.rows(),
+                    archival.processes(), archival.seconds(), archival.stoppedBecause());
+            Measurement after = measure(service, sizes);
+            return new Result(sizes, seed, before, archival, after);
+        }
+    }
+
+    private static Measurement measure(ServiceUnderTest service, Sizes sizes) throws Exception {
+        long historyRows;
+        String size;
+        try (Connection workflow = workflow(service)) {
+            historyRows = EndedHistorySeed.historyRows(workflow);
+            size = strings(workflow, "select pg_size_pretty(pg_database_size(current_database()))").get(0);
+        }
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        Map<Page, Integer> reached = new EnumMap<>(Page.class);
+        Map<Page, List<String>> cursors = TodoScaleBenchmark.deepCursors(http, service.baseUrl(), sizes.deepPage(), reached);
+        Map<Page, OperationLatency> pages = TodoScaleBenchmark.timePages(http, service.baseUrl(), cursors, sizes.pageRequests(),
+                sizes.pageWarmup());
+        Benchmark.DeploymentResult cycles = Benchmark.measure(service, sizes.clients(), sizes.cycleWarmup(), sizes.cycleMeasure());
+        return new Measurement(historyRows, size, reached, pages, cycles);
+    }
+
+    /** Calls the admin endpoint (as the demo admin erin) until nothing more is due or the limit has passed. */
+    private static Archival archive(ServiceUnderTest service, Sizes sizes) throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        Histogram batchMillis = new Histogram(TimeUnit.HOURS.toMillis(1), 3);
+        List<Segment> segments = new ArrayList<>();
+        long processes = 0;
+        long rows = 0;
+        String stoppedBecause;
+        long historyRowsAtStart;
+        try (Connection workflow = workflow(service)) {
+            historyRowsAtStart = EndedHistorySeed.historyRows(workflow);
+        }
+        long start = System.nanoTime();
+        while (true) {
+            long callStart = System.nanoTime();
+            JsonNode run = postRuns(http, service.baseUrl(), sizes.batchesPerCall());
+            long callProcesses = 0;
+            long callRows = 0;
+            for (JsonNode batch : run.get("batches")) {
+                batchMillis.recordValue(Math.min(batchMillis.getHighestTrackableValue(), Math.max(1, batch.get("millis").asLong())));
+                callProcesses += batch.get("processes").asLong();
+                callRows += batch.get("rows").asLong();
+            }
+            segments.add(new Segment(callProcesses, callRows, (System.nanoTime() - callStart) / 1e9));
+            processes += callProcesses;
+            rows += callRows;
+            stoppedBecause = run.get("stoppedBecause").asString();
+            if (!stoppedBecause.equals("batch limit reached")) {
+                break;
+            }
+            if (System.nanoTime() - start > sizes.archivalLimit().toNanos()) {
+                stoppedBecause = "the stage's limit of " + sizes.archivalLimit().toMinutes() + " min passed";
+                break;
+            }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        try (Connection workflow = workflow(service); Connection business = business(service)) {
+            return new Archival(historyRowsAtStart, processes, rows, seconds, rows / seconds, processes / seconds, batchMillis.getTotalCount(),
+                    OperationLatency.of(batchMillis, 0), segments, stoppedBecause,
+                    count(business, "select count(*) from archived_process"),
+                    EndedHistorySeed.sumOfCounts(business, EndedHistorySeed.ARCHIVE_TABLES),
+                    EndedHistorySeed.historyRows(workflow), EndedHistorySeed.dueProcesses(workflow));
+        }
+    }
+
+    private static JsonNode postRuns(HttpClient http, String baseUrl, int batches) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/api/admin/history-archival/runs"))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("erin:lockstep".getBytes(StandardCharsets.UTF_8)))
+                .header("Content-Type", "application/json").header("Accept", "application/json")
+                .timeout(Duration.ofHours(1)).POST(HttpRequest.BodyPublishers.ofString("{\"batches\": " + batches + "}")).build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("POST /api/admin/history-archival/runs answered " + response.statusCode() + ": "
+                    + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    private static Connection workflow(ServiceUnderTest service) throws SQLException {
+        return DriverManager.getConnection(service.jdbcUrls.get("lockstep_workflow"), "postgres", "");
+    }
+
+    private static Connection business(ServiceUnderTest service) throws SQLException {
+        return DriverManager.getConnection(service.jdbcUrls.get("lockstep_business"), "postgres", "");
+    }
+
+    static String markdown(Result result) {
+        StringBuilder md = new StringBuilder();
+        Sizes sizes = result.sizes();
+        EndedHistorySeed.Result seed = result.seed();
+        md.append(format("## History at %,d ACT_HI_* rows, and archival%n%nSeeded by SQL: %,d copies of %d template processes"
+                        + " (history rows per shape: %s) = %,d ACT_HI_* rows of %,d processes ended 181 days to 2.5 years ago,"
+                        + " with %,d business rows, in %.0f s. Workflow database %s before archival.%n%n", seed.historyRows(),
+                seed.copies(), seed.templateRows().size(), seed.templateRows(), seed.historyRows(), seed.processes(),
+                seed.businessRows(), seed.seconds(), result.before().workflowDatabaseSize()));
+        Archival archival = result.archival();
+        md.append(format("Archival (admin endpoint, batch %d, no pause between batches%s): %,d processes, %,d rows in %.0f s ="
+                        + " **%.0f rows/s, %.1f processes/s**; batch p50 %.0f ms, p99 %.0f ms, max %.0f ms; stopped: %s."
+                        + " Read with SQL afterwards: archive %,d processes / %,d rows; history %,d rows, %,d processes still due.%n%n",
+                sizes.batchSize(), sizes.engineIndexes() ? ", with the two engine indexes" : ", engine schema as shipped",
+                archival.processes(), archival.rows(), archival.seconds(), archival.rowsPerSecond(), archival.processesPerSecond(),
+                archival.batchMillis().p50Millis(), archival.batchMillis().p99Millis(), archival.batchMillis().maxMillis(),
+                archival.stoppedBecause(), archival.archivedProcesses(), archival.archivedRows(), archival.historyRowsLeft(),
+                archival.dueProcessesLeft()));
+        md.append(format("Rate over the run (rows/s per tenth of the calls): %s%n%n", tenths(archival.segments())));
+        md.append(format("Before: %,d history rows; after: %,d. Pages one request at a time over HTTP (%d per page), cycles with"
+                + " %d clients (%d s measured):%n%n", result.before().historyRows(), result.after().historyRows(),
+                sizes.pageRequests(), sizes.clients(), sizes.cycleMeasure().toSeconds()));
+        md.append("| measured | before p50 / p99 ms | after p50 / p99 ms | after/before p50 | after/before p99 |\n"
+                + "|---|---|---|---:|---:|\n");
+        for (Page page : Page.values()) {
+            row(md, page.name().toLowerCase(Locale.ROOT) + " page", result.before().pages().get(page),
+                    result.after().pages().get(page));
+        }
+        for (Operation operation : List.of(Operation.SUBMIT, Operation.APPROVE_MANAGER, Operation.APPROVE_FINAL, Operation.CYCLE)) {
+            row(md, operation.name().toLowerCase(Locale.ROOT), result.before().cycles().operations().get(operation),
+                    result.after().cycles().operations().get(operation));
+        }
+        md.append(format("%nCycles/s: before %.2f, after %.2f (after/before %.2f).%n", result.before().cycles().cyclesPerSecond(),
+                result.after().cycles().cyclesPerSecond(),
+                result.after().cycles().cyclesPerSecond() / result.before().cycles().cyclesPerSecond()));
+        return md.toString();
+    }
+
+    /** The rate of each tenth of the run's calls, to show whether it changes as the history shrinks. */
+    private static List<Long> tenths(List<Segment> segments) {
+        List<Long> rates = new ArrayList<>();
+        int parts = Math.min(10, segments.size());
+        for (int part = 0; part < parts; part++) {
+            List<Segment> slice = segments.subList(part * segments.size() / parts, (part + 1) * segments.size() / parts);
+            double rows = slice.stream().mapToLong(Segment::rows).sum();
+            double seconds = slice.stream().mapToDouble(Segment::seconds).sum();
+            rates.add(Math.round(rows / seconds));
+        }
+        return rates;
+    }
+
+    private static void row(StringBuilder md, String name, OperationLatency before, OperationLatency after) {
+        md.append(format("| %s | %.1f / %.1f | %.1f / %.1f | %.2f | %.2f |%n", name, before.p50Millis(), before.p99Millis(),
+                after.p50Millis(), after.p99Millis(), after.p50Millis() / before.p50Millis(),
+                after.p99Millis() / before.p99Millis()));
+    }
+
+    private static String format(String pattern, Object... arguments) {
+        return String.format(Locale.ROOT, pattern, arguments);
+    }
+}
