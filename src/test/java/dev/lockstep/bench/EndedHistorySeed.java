@@ -174,7 +174,7 @@ final class EndedHistorySeed {
             }
         }
         execute(db, "insert into " + table + " (" + String.join(", ", columns) + ") select " + String.join(", ", values)
-                + " from " + table + " t cross join generate_series(" + from + ", " + to + ") n where " + templateRows);
+                + " from " + table + " t cross join generate_series(" + from + "::bigint, " + to + ") n where " + templateRows);
     }
 
     /** History rows of each template process, by its shape. */
