@@ -102,12 +102,14 @@ class BenchmarkSmokeTest {
         assertThat(archival.archivedRows()).isEqualTo(seed.historyRows());
         assertThat(archival.dueProcessesLeft()).isZero();
         assertThat(archival.historyRowsLeft()).isEqualTo(archival.historyRowsAtStart() - seed.historyRows());
-        for (HistoryArchivalBenchmark.Measurement measured : List.of(result.before(), result.after())) {
+        for (HistoryArchivalBenchmark.Measurement measured : List.of(result.before(), result.after(), result.controlBefore(),
+                result.controlAfter())) {
             assertThat(measured.pages().values()).allSatisfy(page -> assertThat(page.count()).isEqualTo(4));
             assertThat(measured.cycles().cycles()).isPositive();
             assertThat(measured.cycles().operations().values()).allSatisfy(operation -> assertThat(operation.errors()).isZero());
         }
         assertThat(result.after().historyRows()).isEqualTo(archival.historyRowsLeft());
+        assertThat(result.controlBefore().historyRows()).isLessThan(200);
         assertThat(HistoryArchivalBenchmark.markdown(result)).contains("rows/s");
     }
 }

@@ -7,6 +7,8 @@ import static dev.lockstep.bench.TodoScaleBenchmark.strings;
 import dev.lockstep.bench.ApprovalCycleClient.Operation;
 import dev.lockstep.bench.Benchmark.OperationLatency;
 import dev.lockstep.bench.TodoScaleBenchmark.Page;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,7 +25,9 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.HdrHistogram.Histogram;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -110,7 +114,13 @@ final class HistoryArchivalBenchmark {
         }
     }
 
-    record Result(Sizes sizes, EndedHistorySeed.Result seed, Measurement before, Archival archival, Measurement after) {
+    /**
+     * {@code control}: the same measurements of a second service without seeded history, started beside it and
+     * measured right after (before archival) and right before it (after), so that the machine's drift between
+     * the two phases shows in its own after/before ratio.
+     */
+    record Result(Sizes sizes, EndedHistorySeed.Result seed, Measurement before, Archival archival, Measurement after,
+            Measurement controlBefore, Measurement controlAfter) {
     }
 
     private HistoryArchivalBenchmark() {
@@ -118,18 +128,49 @@ final class HistoryArchivalBenchmark {
 
     static Result run(BenchmarkSettings settings, Sizes sizes) throws Exception {
         Path home = settings.outputDir().resolve("var-history").toAbsolutePath();
+        Path controlHome = settings.outputDir().resolve("var-history-control").toAbsolutePath();
         ServiceUnderTest.deleteRecursively(home);
+        ServiceUnderTest.deleteRecursively(controlHome);
         // no scheduled run: the stage starts archival itself; no pause between batches: the rate is the batches' own
-        try (ServiceUnderTest service = ServiceUnderTest.start(ServiceUnderTest.Deployment.XA, settings, home,
-                "history-service.log", List.of(), List.of("--lockstep.archival.enabled=false",
-                        "--lockstep.archival.pause-between-batches=0s", "--lockstep.archival.batch-size=" + sizes.batchSize()))) {
+        CompletableFuture<ServiceUnderTest> starting = start(settings, home, "history-service.log",
+                List.of("--lockstep.archival.enabled=false", "--lockstep.archival.pause-between-batches=0s",
+                        "--lockstep.archival.batch-size=" + sizes.batchSize()));
+        CompletableFuture<ServiceUnderTest> startingControl = start(settings, controlHome, "history-control-service.log",
+                List.of("--lockstep.archival.enabled=false"));
+        try (ServiceUnderTest service = starting.join(); ServiceUnderTest control = startingControl.join()) {
             EndedHistorySeed.Result seed = EndedHistorySeed.seed(service, sizes.historyRows());
             System.out.printf("history seed: %,d ACT_HI rows, %,d processes in %.0f s%n", seed.historyRows(), seed.processes(),
                     seed.seconds());
+            checkpoint(service);
             Measurement before = measure(service, sizes);
+            Measurement controlBefore = measure(control, sizes);
             Archival archival = archive(service, sizes);
+            checkpoint(service);
+            Measurement controlAfter = measure(control, sizes);
             Measurement after = measure(service, sizes);
-            return new Result(sizes, seed, before, archival, after);
+            return new Result(sizes, seed, before, archival, after, controlBefore, controlAfter);
+        } finally {
+            starting.thenAccept(ServiceUnderTest::close);
+            startingControl.thenAccept(ServiceUnderTest::close);
+        }
+    }
+
+    private static CompletableFuture<ServiceUnderTest> start(BenchmarkSettings settings, Path home, String log,
+            List<String> arguments) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return ServiceUnderTest.start(ServiceUnderTest.Deployment.XA, settings, home, log, List.of(), arguments);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    /** Writes out what a bulk load or archival left dirty, so that the next measurement does not pay for it. */
+    private static void checkpoint(ServiceUnderTest service) throws SQLException {
+        try (Connection workflow = workflow(service); Connection business = business(service)) {
+            execute(workflow, "checkpoint");
+            execute(business, "checkpoint");
         }
     }
 
@@ -180,7 +221,7 @@ final class HistoryArchivalBenchmark {
     /** Calls the admin endpoint (as the demo admin erin) until nothing more is due or {@code limit} has passed. */
     private static Leg leg(ServiceUnderTest service, Sizes sizes, boolean engineIndexes, Duration limit) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        Histogram batchMillis = new Histogram(TimeUnit.HOURS.toMillis(1), 3);
+        Histogram batchMicros = new Histogram(TimeUnit.HOURS.toMicros(1), 3);
         List<Segment> segments = new ArrayList<>();
         long processes = 0;
         long rows = 0;
@@ -192,7 +233,8 @@ final class HistoryArchivalBenchmark {
             long callProcesses = 0;
             long callRows = 0;
             for (JsonNode batch : run.get("batches")) {
-                batchMillis.recordValue(Math.min(batchMillis.getHighestTrackableValue(), Math.max(1, batch.get("millis").asLong())));
+                batchMicros.recordValue(Math.min(batchMicros.getHighestTrackableValue(),
+                        Math.max(1, TimeUnit.MILLISECONDS.toMicros(batch.get("millis").asLong()))));
                 callProcesses += batch.get("processes").asLong();
                 callRows += batch.get("rows").asLong();
             }
@@ -208,7 +250,7 @@ final class HistoryArchivalBenchmark {
                 break;
             }
         }
-        Leg leg = new Leg(engineIndexes, processes, rows, (System.nanoTime() - start) / 1e9, OperationLatency.of(batchMillis, 0),
+        Leg leg = new Leg(engineIndexes, processes, rows, (System.nanoTime() - start) / 1e9, OperationLatency.of(batchMicros, 0),
                 segments, stoppedBecause);
         System.out.printf("history archival %s: %,d rows, %,d processes in %.0f s (%s)%n", engineIndexes ? "with engine indexes"
                 : "on the shipped schema", leg.rows(), leg.processes(), leg.seconds(), stoppedBecause);
@@ -258,22 +300,27 @@ final class HistoryArchivalBenchmark {
         md.append(format("%nRead with SQL afterwards: archive %,d processes / %,d rows; engine history %,d rows (of %,d),"
                         + " %,d processes still due.%n%n", archival.archivedProcesses(), archival.archivedRows(),
                 archival.historyRowsLeft(), archival.historyRowsAtStart(), archival.dueProcessesLeft()));
-        md.append(format("Before: %,d history rows; after: %,d. Pages one request at a time over HTTP (%d per page), cycles with"
-                + " %d clients (%d s measured):%n%n", result.before().historyRows(), result.after().historyRows(),
-                sizes.pageRequests(), sizes.clients(), sizes.cycleMeasure().toSeconds()));
-        md.append("| measured | before p50 / p99 ms | after p50 / p99 ms | after/before p50 | after/before p99 |\n"
-                + "|---|---|---|---:|---:|\n");
+        md.append(format("Before: %,d history rows; after: %,d. Pages one request at a time over HTTP (%d per page), cycles"
+                        + " with %d clients (%d s measured). Control: a service without seeded history beside it, measured"
+                        + " right after (before archival) and right before (after) it; corrected = after/before of the history"
+                        + " service divided by after/before of the control, which takes out the machine's drift between the"
+                        + " two phases.%n%n", result.before().historyRows(), result.after().historyRows(), sizes.pageRequests(),
+                sizes.clients(), sizes.cycleMeasure().toSeconds()));
+        md.append("| measured | before p50 / p99 ms | after p50 / p99 ms | after/before p50 / p99 | control after/before p50 / p99"
+                + " | **corrected p50 / p99** |\n|---|---|---|---|---|---|\n");
         for (Page page : Page.values()) {
-            row(md, page.name().toLowerCase(Locale.ROOT) + " page", result.before().pages().get(page),
-                    result.after().pages().get(page));
+            row(md, page.name().toLowerCase(Locale.ROOT) + " page", result, measurement -> measurement.pages().get(page));
         }
         for (Operation operation : List.of(Operation.SUBMIT, Operation.APPROVE_MANAGER, Operation.APPROVE_FINAL, Operation.CYCLE)) {
-            row(md, operation.name().toLowerCase(Locale.ROOT), result.before().cycles().operations().get(operation),
-                    result.after().cycles().operations().get(operation));
+            row(md, operation.name().toLowerCase(Locale.ROOT), result,
+                    measurement -> measurement.cycles().operations().get(operation));
         }
-        md.append(format("%nCycles/s: before %.2f, after %.2f (after/before %.2f).%n", result.before().cycles().cyclesPerSecond(),
-                result.after().cycles().cyclesPerSecond(),
-                result.after().cycles().cyclesPerSecond() / result.before().cycles().cyclesPerSecond()));
+        double ratio = result.after().cycles().cyclesPerSecond() / result.before().cycles().cyclesPerSecond();
+        double controlRatio = result.controlAfter().cycles().cyclesPerSecond() / result.controlBefore().cycles().cyclesPerSecond();
+        md.append(format("%nCycles/s: before %.2f, after %.2f (after/before %.2f; control %.2f → %.2f, %.2f; corrected %.2f).%n",
+                result.before().cycles().cyclesPerSecond(), result.after().cycles().cyclesPerSecond(), ratio,
+                result.controlBefore().cycles().cyclesPerSecond(), result.controlAfter().cycles().cyclesPerSecond(), controlRatio,
+                ratio / controlRatio));
         return md.toString();
     }
 
@@ -290,10 +337,18 @@ final class HistoryArchivalBenchmark {
         return rates;
     }
 
-    private static void row(StringBuilder md, String name, OperationLatency before, OperationLatency after) {
-        md.append(format("| %s | %.1f / %.1f | %.1f / %.1f | %.2f | %.2f |%n", name, before.p50Millis(), before.p99Millis(),
-                after.p50Millis(), after.p99Millis(), after.p50Millis() / before.p50Millis(),
-                after.p99Millis() / before.p99Millis()));
+    private static void row(StringBuilder md, String name, Result result, Function<Measurement, OperationLatency> latency) {
+        OperationLatency before = latency.apply(result.before());
+        OperationLatency after = latency.apply(result.after());
+        OperationLatency controlBefore = latency.apply(result.controlBefore());
+        OperationLatency controlAfter = latency.apply(result.controlAfter());
+        double p50 = after.p50Millis() / before.p50Millis();
+        double p99 = after.p99Millis() / before.p99Millis();
+        double controlP50 = controlAfter.p50Millis() / controlBefore.p50Millis();
+        double controlP99 = controlAfter.p99Millis() / controlBefore.p99Millis();
+        md.append(format("| %s | %.1f / %.1f | %.1f / %.1f | %.2f / %.2f | %.2f / %.2f | **%.2f / %.2f** |%n", name,
+                before.p50Millis(), before.p99Millis(), after.p50Millis(), after.p99Millis(), p50, p99, controlP50, controlP99,
+                p50 / controlP50, p99 / controlP99));
     }
 
     private static String format(String pattern, Object... arguments) {
