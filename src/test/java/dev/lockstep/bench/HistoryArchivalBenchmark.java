@@ -54,12 +54,15 @@ final class HistoryArchivalBenchmark {
     record Sizes(long historyRows, int batchSize, int batchesPerCall, Duration archivalLimit, Duration shippedSchemaFor,
             int pageRequests, int pageWarmup, int deepPage, int clients, Duration cycleWarmup, Duration cycleMeasure) {
 
-        /** {@code bench.history.*} system properties; the default is the 10 million rows. */
+        /**
+         * {@code bench.history.*} system properties. The defaults are the issue's 10 million rows and the run in
+         * docs/performance.md: 10 minutes on the shipped schema, then with the indexes, 100 minutes in all.
+         */
         static Sizes fromSystemProperties() {
-            Duration limit = Duration.ofMinutes(Long.getLong("bench.history.archival-limit-minutes", 60));
+            Duration limit = Duration.ofMinutes(Long.getLong("bench.history.archival-limit-minutes", 100));
             return new Sizes(Long.getLong("bench.history.rows", 10_000_000L), Integer.getInteger("bench.history.batch-size", 50),
                     Integer.getInteger("bench.history.batches-per-call", 10), limit,
-                    Duration.ofMinutes(Long.getLong("bench.history.shipped-schema-minutes", limit.toMinutes())),
+                    Duration.ofMinutes(Long.getLong("bench.history.shipped-schema-minutes", 10)),
                     Integer.getInteger("bench.history.page-requests", 200), Integer.getInteger("bench.history.page-warmup", 40),
                     Integer.getInteger("bench.history.deep-page", 25), Integer.getInteger("bench.history.clients", 4),
                     Duration.ofSeconds(Long.getLong("bench.history.cycle-warmup-seconds", 10)),
