@@ -5,6 +5,7 @@ import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.github.kagkarlsson.scheduler.task.schedule.FixedDelay;
 import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.StartupCheckFailure;
 import dev.lockstep.recovery.AuditTrail;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,9 +30,9 @@ public class ArchivalConfiguration {
 
     @Bean
     HistoryArchival historyArchival(ArchivalProperties settings, @Value("${lockstep.engine.history-level:audit}") String historyLevel,
-            PlatformTransactionManager transactionManager, EntityManager entityManager, HistoryService history,
-            HistoryArchive archive, AuditTrail audit, MeterRegistry meters) {
-        check(settings, historyLevel);
+            LockstepProperties lockstep, PlatformTransactionManager transactionManager, EntityManager entityManager,
+            HistoryService history, HistoryArchive archive, AuditTrail audit, MeterRegistry meters) {
+        check(settings, historyLevel, lockstep.tm().defaultTimeout());
         return new HistoryArchival(transactionManager, entityManager, history, archive, audit, settings, Clock.systemUTC(), meters);
     }
 
@@ -41,10 +42,16 @@ public class ArchivalConfiguration {
         return Tasks.recurring(JOB, FixedDelay.of(settings.interval())).execute((instance, context) -> archival.scheduled());
     }
 
-    static void check(ArchivalProperties settings, String historyLevel) {
+    static void check(ArchivalProperties settings, String historyLevel, Duration transactionTimeout) {
         if (settings.batchSize() < 1 || settings.batchSize() > 1000) {
             throw new StartupCheckFailure("lockstep.archival.batch-size", settings.batchSize() + " processes per batch is out of range.",
                     "set a number of process instances per batch between 1 and 1000 (default 50)");
+        }
+        // the batch's last process, its archive rows, the audit entry and the two-phase commit follow the limit
+        if (settings.batchTimeLimit().isNegative() || settings.batchTimeLimit().multipliedBy(2).compareTo(transactionTimeout) > 0) {
+            throw new StartupCheckFailure("lockstep.archival.batch-time-limit", settings.batchTimeLimit()
+                    + " is not between 0 and half the transaction timeout (lockstep.tm.default-timeout " + transactionTimeout + ").",
+                    "set a batch time limit of at most half lockstep.tm.default-timeout (default 10s of 30s)");
         }
         if (settings.minAge().compareTo(Duration.ofDays(1)) < 0) {
             throw new StartupCheckFailure("lockstep.archival.min-age", settings.minAge() + " is below one day.",

@@ -11,6 +11,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param enabled false registers no scheduled job (the admin endpoint still runs batches on demand)
  * @param minAge a process is archived once it ended longer ago than this
  * @param batchSize process instances moved per batch, each batch one XA transaction
+ * @param batchTimeLimit a batch that has run this long commits the processes it has moved and leaves the rest of its
+ *        batch to the next one, so it stays inside the XA transaction timeout however slow the engine's deletion is
  * @param pauseBetweenBatches rest between two batches of one run, so the databases serve users in between
  * @param interval pause between two scheduled runs
  * @param windowStartHour first hour of the quiet window in which scheduled runs move history (0-23)
@@ -22,6 +24,7 @@ public record ArchivalProperties(
         @DefaultValue("true") boolean enabled,
         @DefaultValue("180d") Duration minAge,
         @DefaultValue("50") int batchSize,
+        @DefaultValue("10s") Duration batchTimeLimit,
         @DefaultValue("1s") Duration pauseBetweenBatches,
         @DefaultValue("10m") Duration interval,
         @DefaultValue("1") int windowStartHour,

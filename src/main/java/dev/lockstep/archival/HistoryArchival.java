@@ -48,8 +48,11 @@ public class HistoryArchival {
     static final String SCHEDULER = "history-archival";
     static final String PAUSED = "paused";
 
-    /** What one batch did; {@code paused} when it found archival paused and moved nothing. */
-    public record Batch(int processes, int rows, long millis, boolean paused) {
+    /**
+     * What one batch did; {@code paused} when it found archival paused and moved nothing; {@code cutShort} when it
+     * reached {@code batch-time-limit} and committed what it had moved, leaving due processes to the next batch.
+     */
+    public record Batch(int processes, int rows, long millis, boolean paused, boolean cutShort) {
     }
 
     /** What one run did: its batches in order, and why it stopped. */
@@ -123,7 +126,7 @@ public class HistoryArchival {
                 return new Run(batches, PAUSED);
             }
             batches.add(batch);
-            if (batch.processes() < settings.batchSize()) {
+            if (batch.processes() < settings.batchSize() && !batch.cutShort()) {
                 return new Run(batches, "nothing more is due");
             }
             if (batches.size() >= maxBatches) {
@@ -151,23 +154,30 @@ public class HistoryArchival {
         try {
             batch = transaction.execute(status -> {
                 if (archive.lockControl().paused()) {
-                    return new Batch(0, 0, 0, true);
+                    return new Batch(0, 0, 0, true, false);
                 }
                 List<HistoricProcessInstance> due = history.createHistoricProcessInstanceQuery().finished()
                         .finishedBefore(Date.from(cutoff)).orderByProcessInstanceEndTime().asc().orderByProcessInstanceId().asc()
                         .listPage(0, settings.batchSize());
+                int moved = 0;
                 int rows = 0;
+                // the engine's deletion gets slower as its history grows: stop well inside the transaction timeout
+                long timeUp = started + settings.batchTimeLimit().toNanos();
                 for (HistoricProcessInstance instance : due) {
                     ArchivedProcess process = read(instance);
                     archive.write(process, now);
                     history.deleteHistoricProcessInstance(instance.getId());
                     rows += process.rows();
+                    moved++;
+                    if (System.nanoTime() - timeUp > 0) {
+                        break;
+                    }
                 }
-                if (!due.isEmpty()) {
-                    audit(actor, "HISTORY_ARCHIVED", due.size() + " ended process(es), " + rows + " history rows, ended before "
+                if (moved > 0) {
+                    audit(actor, "HISTORY_ARCHIVED", moved + " ended process(es), " + rows + " history rows, ended before "
                             + cutoff + ", moved to archived_process with archived_at " + now);
                 }
-                return new Batch(due.size(), rows, 0, false);
+                return new Batch(moved, rows, 0, false, moved < due.size());
             });
         } catch (RuntimeException e) {
             failures.increment();
@@ -181,8 +191,9 @@ public class HistoryArchival {
         batchTimer.record(took);
         processesMoved.increment(batch.processes());
         rowsMoved.increment(batch.rows());
-        log.info("history archival batch moved {} process(es), {} rows in {} ms", batch.processes(), batch.rows(), took.toMillis());
-        return new Batch(batch.processes(), batch.rows(), took.toMillis(), false);
+        log.info("history archival batch moved {} process(es), {} rows in {} ms{}", batch.processes(), batch.rows(), took.toMillis(),
+                batch.cutShort() ? " (cut short by lockstep.archival.batch-time-limit)" : "");
+        return new Batch(batch.processes(), batch.rows(), took.toMillis(), false, batch.cutShort());
     }
 
     /**
@@ -215,6 +226,7 @@ public class HistoryArchival {
         status.put("oldestUnarchivedEndedAt", oldestEnded.get());
         status.put("minAge", settings.minAge().toString());
         status.put("batchSize", settings.batchSize());
+        status.put("batchTimeLimit", settings.batchTimeLimit().toString());
         status.put("quietWindow", settings.window().toString());
         return status;
     }

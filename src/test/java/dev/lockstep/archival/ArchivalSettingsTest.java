@@ -14,10 +14,13 @@ import org.junit.jupiter.api.Test;
 class ArchivalSettingsTest {
 
     private static final ZoneId UTC = ZoneId.of("UTC");
+    /** lockstep.tm.default-timeout's default. */
+    private static final Duration TRANSACTION_TIMEOUT = Duration.ofSeconds(30);
 
     @Test
     void theDefaultsPass() {
-        assertThatCode(() -> ArchivalConfiguration.check(settings(50, Duration.ofDays(180), Duration.ofSeconds(1), 1, 5), "audit"))
+        assertThatCode(() -> ArchivalConfiguration.check(settings(50, Duration.ofDays(180), Duration.ofSeconds(1), 1, 5), "audit",
+                TRANSACTION_TIMEOUT))
                 .doesNotThrowAnyException();
     }
 
@@ -35,6 +38,18 @@ class ArchivalSettingsTest {
                 "lockstep.archival.window-start-hour: 24 is not an hour of the day.");
         assertRefused(settings(50, Duration.ofDays(180), Duration.ofSeconds(1), 1, -1), "audit",
                 "lockstep.archival.window-end-hour: -1 is not an hour of the day.");
+    }
+
+    @Test
+    void theBatchTimeLimitStaysWithinHalfTheTransactionTimeout() {
+        assertThatCode(() -> ArchivalConfiguration.check(withBatchTimeLimit(Duration.ofSeconds(15)), "audit", TRANSACTION_TIMEOUT))
+                .doesNotThrowAnyException();
+        assertRefused(withBatchTimeLimit(Duration.ofSeconds(16)), "audit",
+                "lockstep.archival.batch-time-limit: PT16S is not between 0 and half the transaction timeout"
+                        + " (lockstep.tm.default-timeout PT30S).");
+        assertRefused(withBatchTimeLimit(Duration.ofSeconds(-1)), "audit", "lockstep.archival.batch-time-limit: PT-1S");
+        assertThatCode(() -> ArchivalConfiguration.check(withBatchTimeLimit(Duration.ofSeconds(40)), "audit", Duration.ofMinutes(2)))
+                .as("a longer transaction timeout allows a longer batch").doesNotThrowAnyException();
     }
 
     @Test
@@ -60,11 +75,17 @@ class ArchivalSettingsTest {
     }
 
     private static ArchivalProperties settings(int batchSize, Duration minAge, Duration pause, int startHour, int endHour) {
-        return new ArchivalProperties(true, minAge, batchSize, pause, Duration.ofMinutes(10), startHour, endHour, UTC);
+        return new ArchivalProperties(true, minAge, batchSize, Duration.ofSeconds(10), pause, Duration.ofMinutes(10), startHour,
+                endHour, UTC);
+    }
+
+    private static ArchivalProperties withBatchTimeLimit(Duration limit) {
+        return new ArchivalProperties(true, Duration.ofDays(180), 50, limit, Duration.ofSeconds(1), Duration.ofMinutes(10), 1, 5, UTC);
     }
 
     private static void assertRefused(ArchivalProperties settings, String historyLevel, String message) {
-        assertThatThrownBy(() -> ArchivalConfiguration.check(settings, historyLevel)).isInstanceOf(StartupCheckFailure.class)
+        assertThatThrownBy(() -> ArchivalConfiguration.check(settings, historyLevel, TRANSACTION_TIMEOUT))
+                .isInstanceOf(StartupCheckFailure.class)
                 .hasMessageStartingWith(message);
     }
 }

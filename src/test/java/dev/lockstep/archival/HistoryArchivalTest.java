@@ -4,13 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.chaos.InvariantChecker;
+import dev.lockstep.recovery.AuditTrail;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.persistence.EntityManager;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.Date;
@@ -19,10 +25,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.StreamSupport;
+import org.activiti.engine.HistoryService;
 import org.activiti.spring.SpringProcessEngineConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.PlatformTransactionManager;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -38,6 +46,16 @@ class HistoryArchivalTest extends UseCaseIntegrationTest {
 
     @Autowired
     SpringProcessEngineConfiguration engine;
+    @Autowired
+    PlatformTransactionManager transactions;
+    @Autowired
+    EntityManager entityManager;
+    @Autowired
+    HistoryService history;
+    @Autowired
+    HistoryArchive archive;
+    @Autowired
+    AuditTrail auditTrail;
 
     /** An application decided long ago: the hour its run started (its tasks' creation times lie within it) and its run. */
     record Old(long id, String run, Instant startedAt) {
@@ -131,6 +149,42 @@ class HistoryArchivalTest extends UseCaseIntegrationTest {
         assertThat(historyRows(first.run()).values()).containsOnly(0);
         assertThat(archiveRows(first.run())).isEqualTo(firstHistory);
         assertThat(archiveRows(second.run())).isEqualTo(secondHistory);
+    }
+
+    @Test
+    void aBatchThatReachesItsTimeLimitCommitsWhatItMovedAndTheNextBatchesTakeTheRest() {
+        Old first = oldApplication(true);
+        Old second = oldApplication(true);
+        Map<String, Integer> firstHistory = historyRows(first.run());
+        Map<String, Integer> secondHistory = historyRows(second.run());
+        int auditedBefore = auditedBatches();
+        // a limit of zero: every batch's time is up once it has moved its first process
+        HistoryArchival archival = new HistoryArchival(transactions, entityManager, history, archive, auditTrail,
+                new ArchivalProperties(true, Duration.ofDays(180), 50, Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10), 1, 5,
+                        ZoneId.of("UTC")), Clock.systemUTC(), new SimpleMeterRegistry());
+
+        HistoryArchival.Run one = archival.onDemand(1, "erin");
+
+        assertThat(one.batches()).singleElement().satisfies(batch -> {
+            assertThat(batch.processes()).isEqualTo(1);
+            assertThat(batch.cutShort()).isTrue();
+        });
+        assertThat(one.stoppedBecause()).isEqualTo("batch limit reached");
+
+        HistoryArchival.Run rest = archival.onDemand(100, "erin");
+
+        assertThat(rest.stoppedBecause()).isEqualTo("nothing more is due");
+        // one process per batch; the last one moved the last due process, so its time limit cut nothing short
+        List<HistoryArchival.Batch> batches = rest.batches();
+        assertThat(batches).isNotEmpty().allSatisfy(batch -> assertThat(batch.processes()).isEqualTo(1));
+        assertThat(batches.subList(0, batches.size() - 1)).allSatisfy(batch -> assertThat(batch.cutShort()).isTrue());
+        assertThat(batches.get(batches.size() - 1).cutShort()).isFalse();
+        assertThat(historyRows(first.run()).values()).containsOnly(0);
+        assertThat(historyRows(second.run()).values()).containsOnly(0);
+        assertThat(archiveRows(first.run())).isEqualTo(firstHistory);
+        assertThat(archiveRows(second.run())).isEqualTo(secondHistory);
+        assertThat(auditedBatches()).as("one audit entry per batch").isEqualTo(auditedBefore + 1 + batches.size());
+        assertThat(db.preparedTransactions()).isEmpty();
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.UUID;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -50,6 +51,49 @@ final class ApprovalCycleClient {
         }
         recording.record(Operation.CYCLE, System.nanoTime() - cycleStart);
         return true;
+    }
+
+    /**
+     * One application of another shape run to its end, for the history benchmark's template processes: created
+     * with {@code createBody} and submitted by alice, then each of {@code deciders} in turn decides the open task
+     * assigned or offered to them, if there is one. Returns the application's id and its final status.
+     */
+    Ended runToEnd(String createBody, String decision, List<String> deciders) {
+        LatencyRecording ignored = new LatencyRecording();
+        JsonNode created = require(call(ignored, Operation.CREATE, "alice", "/api/applications", createBody, null, 201), "create");
+        String base = "/api/applications/" + created.get("id").asLong();
+        require(call(ignored, Operation.SUBMIT, "alice", base + "/submit", "", UUID.randomUUID().toString(), 200), "submit");
+        for (String decider : deciders) {
+            JsonNode task = openTaskOf(require(call(ignored, Operation.READ_TASKS, decider, base, null, null, 200), "read"), decider);
+            if (task != null) {
+                require(call(ignored, Operation.CYCLE, decider, "/api/tasks/" + task.get("id").asString() + "/complete",
+                        "{\"decision\":\"" + decision + "\",\"comment\":\"benchmark\"}", UUID.randomUUID().toString(), 200),
+                        decider + " deciding");
+            }
+        }
+        JsonNode application = require(call(ignored, Operation.READ_TASKS, "alice", base, null, null, 200), "read");
+        return new Ended(application.get("id").asLong(), application.get("approvalStatus").asString());
+    }
+
+    record Ended(long applicationId, String approvalStatus) {
+    }
+
+    /** The first open task assigned to {@code user} or offered to a group (unassigned), or null. */
+    private static JsonNode openTaskOf(JsonNode application, String user) {
+        for (JsonNode task : application.get("openTasks")) {
+            JsonNode assignee = task.get("assignee");
+            if (assignee == null || assignee.isNull() || user.equals(assignee.asString())) {
+                return task;
+            }
+        }
+        return null;
+    }
+
+    private static JsonNode require(JsonNode answer, String step) {
+        if (answer == null) {
+            throw new IllegalStateException(step + " did not answer as expected");
+        }
+        return answer;
     }
 
     private boolean approve(LatencyRecording recording, Operation operation, String approver, String applicationPath) {

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The full benchmark, run by {@code mvn -Pbench verify} against the packaged jar (bench.jar, set by the
  * profile): XA vs single at each client level, the engine-settings stage, then the todo-at-scale and
- * recovery-time stages, then publishing. Not part of the normal test suite; it asserts only that both deployments
+ * recovery-time stages, then publishing, then history at scale and its archival. Not part of the normal test suite; it asserts only that both deployments
  * completed cycles, that the engine-settings stage ran, that recovery left both databases consistent and that
  * every approval was published (after the report is written either way).
  */
@@ -54,5 +54,22 @@ class BenchmarkRun {
         ReportFiles.append(settings.outputDir(), Map.of("publishing", result), markdown);
         System.out.println(markdown);
         assertThat(result.eventsUnderLoad()).isPositive();
+    }
+
+    /**
+     * Alone: {@code mvn -Pbench verify -Dit.test='BenchmarkRun#measureHistoryArchival'}, scale and limit in
+     * {@code bench.history.*} (docs/performance.md, "History at 10 million rows").
+     */
+    @Test
+    @Order(3)
+    void measureHistoryArchival() throws Exception {
+        BenchmarkSettings settings = settings();
+        HistoryArchivalBenchmark.Result result = HistoryArchivalBenchmark.run(settings,
+                HistoryArchivalBenchmark.Sizes.fromSystemProperties());
+        String markdown = HistoryArchivalBenchmark.markdown(result);
+        ReportFiles.append(settings.outputDir(), Map.of("historyArchival", result), markdown);
+        System.out.println(markdown);
+        assertThat(result.archival().rows()).isPositive();
+        assertThat(result.archival().archivedRows()).isEqualTo(result.archival().rows());
     }
 }

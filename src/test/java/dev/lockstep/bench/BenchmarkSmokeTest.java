@@ -70,4 +70,46 @@ class BenchmarkSmokeTest {
         assertThat(recovery.invariantViolations()).isEmpty();
         assertThat(Files.readString(output.resolve("summary.md"))).contains("## Recovery time");
     }
+
+    @Test
+    void theHistoryStageSeedsEndedProcessesAndArchivalMovesEveryRowOfThem() throws Exception {
+        BenchmarkSettings settings = new BenchmarkSettings(List.of(), Duration.ZERO, Duration.ZERO,
+                List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"),
+                Path.of("target/bench-smoke-history"));
+
+        HistoryArchivalBenchmark.Result result = HistoryArchivalBenchmark.run(settings, new HistoryArchivalBenchmark.Sizes(
+                2_000, 50, 1, Duration.ofMinutes(10), Duration.ZERO, 4, 2, 3, 1, Duration.ofSeconds(2), Duration.ofSeconds(4)));
+
+        EndedHistorySeed.Result seed = result.seed();
+        long rowsPerCopy = seed.templateRows().values().stream().mapToLong(Long::longValue).sum();
+        assertThat(seed.templateRows()).hasSize(EndedHistorySeed.TEMPLATES.size()).allSatisfy((shape, rows) ->
+                assertThat(rows).isGreaterThan(5));
+        assertThat(seed.historyRows()).isGreaterThanOrEqualTo(2_000).isEqualTo(seed.copies() * rowsPerCopy);
+        assertThat(seed.processes()).isEqualTo(seed.copies() * EndedHistorySeed.TEMPLATES.size());
+        assertThat(seed.businessRows()).isPositive();
+        assertThat(result.before().historyRows()).isGreaterThanOrEqualTo(seed.historyRows());
+        HistoryArchivalBenchmark.Archival archival = result.archival();
+        // several calls of the endpoint, one batch of 50 each, until nothing was due
+        assertThat(archival.finished()).isTrue();
+        assertThat(archival.legs()).singleElement().satisfies(leg -> {
+            assertThat(leg.engineIndexes()).isTrue();
+            assertThat(leg.segments()).hasSizeGreaterThan(1);
+        });
+        assertThat(archival.processes()).isEqualTo(seed.processes());
+        assertThat(archival.rows()).isEqualTo(seed.historyRows());
+        // read with plain SQL: every seeded row is in the archive and no due process is left in the engine's history
+        assertThat(archival.archivedProcesses()).isEqualTo(seed.processes());
+        assertThat(archival.archivedRows()).isEqualTo(seed.historyRows());
+        assertThat(archival.dueProcessesLeft()).isZero();
+        assertThat(archival.historyRowsLeft()).isEqualTo(archival.historyRowsAtStart() - seed.historyRows());
+        for (HistoryArchivalBenchmark.Measurement measured : List.of(result.before(), result.after(), result.controlBefore(),
+                result.controlAfter())) {
+            assertThat(measured.pages().values()).allSatisfy(page -> assertThat(page.count()).isEqualTo(4));
+            assertThat(measured.cycles().cycles()).isPositive();
+            assertThat(measured.cycles().operations().values()).allSatisfy(operation -> assertThat(operation.errors()).isZero());
+        }
+        assertThat(result.after().historyRows()).isEqualTo(archival.historyRowsLeft());
+        assertThat(result.controlBefore().historyRows()).isLessThan(200);
+        assertThat(HistoryArchivalBenchmark.markdown(result)).contains("rows/s");
+    }
 }

@@ -186,7 +186,7 @@ final class TodoScaleBenchmark {
      * For each page kind and caller: the cursor that opens the deep page (null for first pages), found by
      * following the cursors; {@code reached} gets the page number that cursor opens, the lowest over callers.
      */
-    private static Map<Page, List<String>> deepCursors(HttpClient http, String baseUrl, int deepPage,
+    static Map<Page, List<String>> deepCursors(HttpClient http, String baseUrl, int deepPage,
             Map<Page, Integer> reached) throws Exception {
         Map<Page, List<String>> cursors = new EnumMap<>(Page.class);
         for (Page page : Page.values()) {
@@ -216,6 +216,22 @@ final class TodoScaleBenchmark {
     private static Pass measure(Connection db, HttpClient http, String baseUrl, Map<Page, List<String>> cursors,
             List<String> indexes, int requests, int warmup) throws Exception {
         Map<String, Long> scansBefore = indexScans(db);
+        Map<Page, OperationLatency> latencies = timePages(http, baseUrl, cursors, requests, warmup);
+        Map<String, Long> scans = new LinkedHashMap<>();
+        indexScans(db).forEach((index, count) -> scans.put(index, count - scansBefore.getOrDefault(index, 0L)));
+        Map<Page, String> explain = new EnumMap<>(Page.class);
+        for (Page page : Page.values()) {
+            explain.put(page, explain(db, page, cursors.get(page).get(0)));
+        }
+        return new Pass(indexes, latencies, scans, explain);
+    }
+
+    /**
+     * The four pages over HTTP, one request at a time, round-robin over the demo approvers, each at the cursor
+     * {@link #deepCursors} found for it; the first {@code warmup} requests of each page are not recorded.
+     */
+    static Map<Page, OperationLatency> timePages(HttpClient http, String baseUrl, Map<Page, List<String>> cursors, int requests,
+            int warmup) throws IOException, InterruptedException {
         Map<Page, OperationLatency> latencies = new EnumMap<>(Page.class);
         for (Page page : Page.values()) {
             String path = page == Page.TODO_FIRST || page == Page.TODO_DEEP ? "/api/tasks" : "/api/tasks/done";
@@ -230,13 +246,7 @@ final class TodoScaleBenchmark {
             }
             latencies.put(page, OperationLatency.of(micros, 0));
         }
-        Map<String, Long> scans = new LinkedHashMap<>();
-        indexScans(db).forEach((index, count) -> scans.put(index, count - scansBefore.getOrDefault(index, 0L)));
-        Map<Page, String> explain = new EnumMap<>(Page.class);
-        for (Page page : Page.values()) {
-            explain.put(page, explain(db, page, cursors.get(page).get(0)));
-        }
-        return new Pass(indexes, latencies, scans, explain);
+        return latencies;
     }
 
     /** Index scans per index of task_projection so far, from PostgreSQL's statistics (the served queries' real plans). */
@@ -315,17 +325,17 @@ final class TodoScaleBenchmark {
         return JSON.readTree(response.body());
     }
 
-    private static void execute(Connection db, String sql) throws SQLException {
+    static void execute(Connection db, String sql) throws SQLException {
         try (Statement statement = db.createStatement()) {
             statement.execute(sql);
         }
     }
 
-    private static long count(Connection db, String sql) throws SQLException {
+    static long count(Connection db, String sql) throws SQLException {
         return Long.parseLong(strings(db, sql).get(0));
     }
 
-    private static List<String> strings(Connection db, String sql) throws SQLException {
+    static List<String> strings(Connection db, String sql) throws SQLException {
         List<String> values = new ArrayList<>();
         try (Statement statement = db.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
             while (rows.next()) {
