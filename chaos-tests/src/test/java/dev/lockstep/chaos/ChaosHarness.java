@@ -331,14 +331,9 @@ final class ChaosHarness implements AutoCloseable {
 
     /** The same proof for a rule outside the five use-case points: {@code preparedAtHalt} branches of one transaction. */
     void requireHaltEvidence(ScenarioRecord s, String rule, String moment, int preparedAtHalt) {
-        String trace = faultTrace();
+        String trace = requireTraceOfThisNode("CHAOS halt", rule);
         List<String> prepared = prepared();
         s.faultFired = trace + "\npg_prepared_xacts at the halt: " + (prepared.isEmpty() ? "none" : String.join("; ", prepared));
-        // pgjdbc's rules print the XID as hex bytes, Atomikos's log rules the transaction id as text
-        String tmNameInHex = java.util.HexFormat.of().withUpperCase().formatHex(TM_NAME.getBytes(StandardCharsets.UTF_8));
-        if (!trace.startsWith("CHAOS halt") || !(trace.contains(TM_NAME) || trace.toUpperCase().contains(tmNameInHex))) {
-            throw new AssertionError("no trace of " + rule + " firing for this node in " + service.log() + ": " + trace);
-        }
         if (prepared.size() != preparedAtHalt) {
             throw new AssertionError(moment + ": expected " + preparedAtHalt + " prepared branch(es), found " + prepared);
         }
@@ -349,16 +344,56 @@ final class ChaosHarness implements AutoCloseable {
     }
 
     /**
+     * Proof that a pause rule holds the transaction where the scenario claims, taken while it holds and
+     * before the fault: the rule's trace line with this node's XID, and per database the branches in
+     * {@code pg_prepared_xacts} at that moment. Recorded as the scenario's {@code faultFired}, completed by
+     * the fault's own evidence ({@link ScenarioRecord#faultFired} is appended to); fails without it.
+     */
+    void requirePauseEvidence(ScenarioRecord s, String rule, int businessPrepared, int workflowPrepared) {
+        String trace = requireTraceOfThisNode("CHAOS pausing", rule);
+        List<String> prepared = prepared();
+        s.faultFired = trace + "\npg_prepared_xacts while the rule held, before the fault: "
+                + (prepared.isEmpty() ? "none" : String.join("; ", prepared));
+        assertThat(preparedCount(business)).as("business branches prepared while " + rule + " held: " + prepared)
+                .isEqualTo(businessPrepared);
+        assertThat(preparedCount(workflow)).as("workflow branches prepared while " + rule + " held: " + prepared)
+                .isEqualTo(workflowPrepared);
+    }
+
+    /** Proof that a crashed server is down: a new connection to it fails. Returns the evidence line. */
+    String requireDown(PostgresServer server, String which) {
+        try (Connection c = server.connect()) {
+            throw new AssertionError("the " + which + " PostgreSQL server still accepts connections after its crash");
+        } catch (SQLException refused) {
+            return which + " PostgreSQL stopped in immediate mode while the rule held; a new connection fails: " + refused.getMessage();
+        }
+    }
+
+    /** The latest trace line of the service's Byteman rules, required to start with {@code prefix} and to carry this node's XID. */
+    private String requireTraceOfThisNode(String prefix, String rule) {
+        String trace = faultTrace();
+        // pgjdbc's rules print the XID as hex bytes, Atomikos's log rules the transaction id as text
+        String tmNameInHex = java.util.HexFormat.of().withUpperCase().formatHex(TM_NAME.getBytes(StandardCharsets.UTF_8));
+        if (!trace.startsWith(prefix) || !(trace.contains(TM_NAME) || trace.toUpperCase().contains(tmNameInHex))) {
+            throw new AssertionError("no trace of " + rule + " firing for this node in " + service.log() + ": " + trace);
+        }
+        return trace;
+    }
+
+    /**
      * Makes the business database refuse to prepare a transaction that moves an application titled
      * {@code titlePrefix...} out of DRAFT: a deferred constraint trigger, installed with plain SQL as a DBA
      * could, fires at PREPARE TRANSACTION. The global transaction's prepare is then voted down.
      */
     void rejectAtPrepare(String titlePrefix) throws SQLException {
         try (Connection c = business.connect(); Statement st = c.createStatement()) {
+            // a sequence is not transactional: its count of firings survives the rollback the trigger causes
+            st.execute("create sequence if not exists chaos_rejected_at_prepare");
             st.execute("""
                     create or replace function chaos_reject_at_prepare() returns trigger language plpgsql as $$
                     begin
                       if new.approval_status <> 'DRAFT' and new.title like '%s%%' then
+                        perform nextval('chaos_rejected_at_prepare');
                         raise exception 'chaos: deferred check rejects application %%', new.id using errcode = '23514';
                       end if;
                       return new;
@@ -368,10 +403,20 @@ final class ChaosHarness implements AutoCloseable {
         }
     }
 
+    /** How often the deferred trigger of {@link #rejectAtPrepare} has refused a prepare since it was installed. */
+    long rejectionsAtPrepare() throws SQLException {
+        try (Connection c = business.connect(); ResultSet r = c.createStatement()
+                .executeQuery("select case when is_called then last_value else 0 end from chaos_rejected_at_prepare")) {
+            r.next();
+            return r.getLong(1);
+        }
+    }
+
     void stopRejectingAtPrepare() throws SQLException {
         try (Connection c = business.connect(); Statement st = c.createStatement()) {
             st.execute("drop trigger if exists chaos_reject_at_prepare on application");
             st.execute("drop function if exists chaos_reject_at_prepare()");
+            st.execute("drop sequence if exists chaos_rejected_at_prepare");
         }
     }
 
