@@ -2,6 +2,7 @@ package dev.lockstep.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
@@ -34,9 +35,9 @@ import java.util.stream.Stream;
 /**
  * The moving parts of one chaos run: two PostgreSQL servers (separate processes, shared by all
  * scenarios), the service JVM (one home per scenario), Byteman rules armed by a file, and
- * plain-SQL views of both databases.
+ * plain-SQL views of both databases. Public for the long scenarios in {@code chaos.longrun}.
  */
-final class ChaosHarness implements AutoCloseable {
+public final class ChaosHarness implements AutoCloseable {
 
     static final String TM_NAME = "chaos-1.tm";
     /** The user with the DBA role (support/ServiceProcess): the recovery console's API. */
@@ -45,16 +46,19 @@ final class ChaosHarness implements AutoCloseable {
     final Path work = Path.of(System.getProperty("chaos.workDir", "target/chaos")).toAbsolutePath();
     final Path serviceJar = Path.of(System.getProperty("chaos.serviceJar", "target/lockstep-0.1.0-SNAPSHOT.jar")).toAbsolutePath();
     final Path bytemanJar = Path.of(System.getProperty("chaos.bytemanJar", "byteman.jar")).toAbsolutePath();
-    final PostgresServer business;
-    final PostgresServer workflow;
+    /** The business database's primary: after a failover, the promoted standby. */
+    public PostgresServer business;
+    public final PostgresServer workflow;
     final InvariantChecker checker = new InvariantChecker();
     /** The service reaches each database through its proxy (null for an external database). */
     final TcpProxy businessProxy;
     final TcpProxy workflowProxy;
-    ServiceProcess service;
-    LockstepClient client;
+    public ServiceProcess service;
+    public LockstepClient client;
+    /** Standbys of the business database this harness started, stopped with it. */
+    private final List<PostgresServer> standbys = new ArrayList<>();
 
-    ChaosHarness() {
+    public ChaosHarness() {
         deleteTree(work);
         // -Dchaos.db.business.url=... (and workflow) points the suite at databases someone else runs
         PostgresServer externalBusiness = PostgresServer.externalFrom("chaos.db.business");
@@ -93,7 +97,7 @@ final class ChaosHarness implements AutoCloseable {
      * Starts the service unless it already runs with these timeouts ({@code null}: any; a new start then
      * takes LONG). The scenario order avoids restarts just to change them.
      */
-    void ensureService(Timeouts timeouts) {
+    public void ensureService(Timeouts timeouts) {
         if (service != null && service.isAlive() && timeouts != null && timeouts != service.timeouts()) {
             service.stop();
         }
@@ -211,7 +215,7 @@ final class ChaosHarness implements AutoCloseable {
         return out;
     }
 
-    private static List<String> prepared(PostgresServer server, String resource) {
+    public static List<String> prepared(PostgresServer server, String resource) {
         List<String> out = new ArrayList<>();
         try (Connection c = server.connect(); ResultSet r = c.createStatement()
                 .executeQuery("select gid, prepared, database from pg_prepared_xacts order by prepared")) {
@@ -226,7 +230,7 @@ final class ChaosHarness implements AutoCloseable {
     }
 
     /** pgjdbc's gid is formatId_base64(gtrid)_base64(bqual). */
-    static String decodeGid(String gid) {
+    public static String decodeGid(String gid) {
         String[] parts = gid.split("_");
         if (parts.length != 3) {
             return "not an XA gid";
@@ -266,11 +270,81 @@ final class ChaosHarness implements AutoCloseable {
         return latest.values().stream().filter(l -> !l.contains("|TERMINATED|")).toList();
     }
 
+    /** The application whose submit a halt cut off, and the Idempotency-Key the client used for it. */
+    public record Crashed(long app, String key) {
+    }
+
+    /**
+     * Creates a draft titled {@code "chaos " + name}, arms {@code rule}, submits the draft and waits for the service
+     * JVM to halt at the rule's point; records the client's (missing) answer and both databases at the halt.
+     */
+    public Crashed haltDuringSubmit(ScenarioRecord s, String rule, String name, Timeouts timeouts) {
+        ensureService(timeouts);
+        long app = client.createDraft("chaos " + name);
+        s.rowsBefore.putAll(rows(app));
+        String key = LockstepClient.newKey();
+        arm(rule);
+        Answer answer;
+        int exit;
+        try {
+            answer = client.submit(app, key);
+            exit = service.awaitExit(Duration.ofSeconds(30));
+        } finally {
+            disarm(rule);
+        }
+        s.clientAnswer = answer.toString();
+        s.note("crashed JVM's transaction-manager timeouts: " + service.timeouts());
+        s.note("service JVM exited with code " + exit + "; fault trace: " + faultTrace());
+        s.rowsAfterFault.putAll(rows(app));
+        s.preparedAfterFault = prepared();
+        s.coordinatorLogAfterFault = coordinatorLog();
+        assertThat(answer.answered()).as("the halted JVM never answered the submit").isFalse();
+        return new Crashed(app, key);
+    }
+
+    /**
+     * Gives the business database a synchronous streaming standby named {@code name}: stops the service (its
+     * connections would break) and the business server cleanly, makes the standby from a cold copy of the data
+     * directory, starts both and waits until the standby streams as the synchronous one, so that every PREPARE
+     * TRANSACTION the primary acknowledges is on the standby too.
+     */
+    public PostgresServer addSynchronousBusinessStandby(String name) {
+        if (business.isExternal()) {
+            throw new UnsupportedOperationException("the test cannot give an external database a standby");
+        }
+        if (service != null) {
+            service.stop();
+        }
+        business.stop();
+        PostgresServer standby = business.coldCopyAsSynchronousStandby(name, work.resolve("pg-" + name), freePort());
+        standbys.add(standby);
+        business.start();
+        standby.start();
+        business.awaitSynchronousStandby(name, Duration.ofSeconds(60));
+        return standby;
+    }
+
+    /** The business primary was lost and {@code promoted} took over: the harness reads it, the service's next start uses it. */
+    public void failOverBusinessTo(PostgresServer promoted) {
+        business = promoted;
+        service.pointBusinessAt(promoted.jdbcUrl());
+    }
+
+    /** The versions under test in the report's header: the jar's libraries and the business server's PostgreSQL. */
+    public void describe(ComplianceReport report) {
+        try (Connection c = business.connect(); ResultSet r = c.createStatement().executeQuery("select version()")) {
+            r.next();
+            report.describe(serviceJar, r.getString(1));
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /**
      * Restarts the service (rules loaded, none armed) and waits until no prepared transaction is left.
      * SHORT timeouts where recovery has to presume abort, LONG where the JVM's decisions must outlive a crash.
      */
-    Duration restartAndAwaitNoPrepared(ScenarioRecord s, Timeouts timeouts, Duration window) {
+    public Duration restartAndAwaitNoPrepared(ScenarioRecord s, Timeouts timeouts, Duration window) {
         long t0 = System.nanoTime();
         Duration startup = service.start(TM_NAME, bytemanJar, rules(), timeouts);
         s.note("restarted service answered HTTP after " + seconds(startup));
@@ -325,7 +399,7 @@ final class ChaosHarness implements AutoCloseable {
      * branches in {@code pg_prepared_xacts}, all of one global transaction. Recorded in the report;
      * the scenario fails without it.
      */
-    void requireHaltEvidence(ScenarioRecord s, HaltPoint point) {
+    public void requireHaltEvidence(ScenarioRecord s, HaltPoint point) {
         requireHaltEvidence(s, point.rule, point.moment, point.preparedAtHalt);
     }
 
@@ -568,7 +642,7 @@ final class ChaosHarness implements AutoCloseable {
         }
     }
 
-    static int freePort() {
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -588,7 +662,7 @@ final class ChaosHarness implements AutoCloseable {
     }
 
     /** The submit of {@code app} rolled back everywhere: read after recovery. */
-    void expectRolledBack(ScenarioRecord s, long app) {
+    public void expectRolledBack(ScenarioRecord s, long app) {
         s.rowsAfterRecovery.putAll(rows(app));
         s.preparedAfterRecovery = prepared();
         s.observedOutcome = "rolled back: " + s.rowsAfterRecovery.get("business: application " + app);
@@ -596,7 +670,7 @@ final class ChaosHarness implements AutoCloseable {
     }
 
     /** The submit of {@code app} committed on both databases: read after recovery. */
-    void expectCommitted(ScenarioRecord s, long app) {
+    public void expectCommitted(ScenarioRecord s, long app) {
         s.rowsAfterRecovery.putAll(rows(app));
         s.preparedAfterRecovery = prepared();
         s.observedOutcome = "committed: " + s.rowsAfterRecovery.get("business: application " + app)
@@ -609,7 +683,7 @@ final class ChaosHarness implements AutoCloseable {
      * success is replayed only for a submit that committed, a rolled-back one runs afresh, and either way the
      * application ends with exactly one process.
      */
-    void expectRetryMatchesTruth(ScenarioRecord s, long app, String key, boolean committed) {
+    public void expectRetryMatchesTruth(ScenarioRecord s, long app, String key, boolean committed) {
         Answer retry = submitFollowingRetryAfter(s, app, key);
         s.note("retry with the same Idempotency-Key after recovery: HTTP " + retry.status() + (retry.replayed() ? ", replayed" : ", run afresh"));
         assertThat(retry.succeeded()).as("the retry succeeds: " + retry).isTrue();
@@ -649,5 +723,6 @@ final class ChaosHarness implements AutoCloseable {
         }
         workflow.stop();
         business.stop();
+        standbys.forEach(PostgresServer::stop);
     }
 }

@@ -40,11 +40,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
     @BeforeAll
     static void startDatabases() throws Exception {
         h = new ChaosHarness();
-        try (Connection c = h.business.connect(); Statement s = c.createStatement()) {
-            var r = s.executeQuery("select version()");
-            r.next();
-            REPORT.describe(h.serviceJar, r.getString(1));
-        }
+        h.describe(REPORT);
     }
 
     @Test
@@ -55,7 +51,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "XAResource.prepare entered for the first branch; nothing prepared yet",
                 "Byteman rule halt-before-first-prepare.btm: Runtime.halt(1) at entry of PGXAConnection.prepare",
                 "Both branches roll back: the application stays DRAFT, no process instance, no prepared transaction.");
-        Crashed crash = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01", null);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-before-first-prepare.btm", "s01", null);
         h.requireHaltEvidence(s, HaltPoint.BEFORE_FIRST_PREPARE);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
@@ -71,7 +67,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "XAResource.prepare returned for the first branch; the second branch is not prepared",
                 "Byteman rule halt-after-first-prepare.btm: Runtime.halt(1) at exit of PGXAConnection.prepare",
                 "Presumed abort: recovery rolls the prepared branch back; the application stays DRAFT, no process instance.");
-        Crashed crash = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
         h.requireHaltEvidence(s, HaltPoint.AFTER_FIRST_PREPARE);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
@@ -87,7 +83,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Both branches prepared; the coordinator is about to write its COMMITTING record",
                 "Byteman rule halt-before-commit-decision.btm: Runtime.halt(1) at entry of Atomikos OltpLogImp.write(COMMITTING)",
                 "Presumed abort: with no COMMITTING record, recovery rolls both prepared branches back; application stays DRAFT.");
-        Crashed crash = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
         h.requireHaltEvidence(s, HaltPoint.BEFORE_DECISION_LOGGED);
         assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
 
@@ -105,7 +101,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Byteman rule halt-after-commit-decision.btm: Runtime.halt(1) at exit of Atomikos OltpLogImp.write(COMMITTING)",
                 "Recovery replays the logged decision: both branches commit; application APPROVING with its process running.");
         // the decision must outlive the restart: the crashing JVM runs with LONG timeouts (see Timeouts)
-        Crashed crash = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);
         h.requireHaltEvidence(s, HaltPoint.AFTER_DECISION_LOGGED);
         assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
 
@@ -123,7 +119,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
                 "Recovery commits the remaining branch: both committed; application APPROVING with its process running; the"
                         + " product flags no split (no reconciliation incident, not listed by the mismatch check).");
-        Crashed crash = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
         h.requireHaltEvidence(s, HaltPoint.BETWEEN_COMMITS);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
@@ -372,7 +368,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Byteman rule halt-after-commit-decision.btm, then the test deletes <home>/atomikos before the restart",
                 "No automatic step resolves the branches: both stay in pg_prepared_xacts past the recovery window (one per"
                         + " database, same gtrid), nothing is half committed; a DBA then resolves them and the databases agree.");
-        Crashed crash = crashDuringSubmit(s, HaltPoint.AFTER_DECISION_LOGGED.rule, "s12", null);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, HaltPoint.AFTER_DECISION_LOGGED.rule, "s12", null);
         h.requireHaltEvidence(s, HaltPoint.AFTER_DECISION_LOGGED); // both branches of one transaction prepared
         ChaosHarness.deleteTree(h.service.home().resolve("atomikos"));
         s.note("deleted " + h.service.home().resolve("atomikos") + " (the coordinator log)");
@@ -525,34 +521,6 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
     }
 
     /** Starts the service with the rule, creates a draft, arms the rule, submits and waits for the halt. */
-    private Crashed crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir, Timeouts timeouts) {
-        h.ensureService(timeouts);
-        long app = h.client.createDraft("chaos " + scenarioDir);
-        s.rowsBefore.putAll(h.rows(app));
-        String key = LockstepClient.newKey();
-        h.arm(rule);
-        Answer answer;
-        int exit;
-        try {
-            answer = h.client.submit(app, key);
-            exit = h.service.awaitExit(Duration.ofSeconds(30));
-        } finally {
-            h.disarm(rule);
-        }
-        s.clientAnswer = answer.toString();
-        s.note("crashed JVM's transaction-manager timeouts: " + h.service.timeouts());
-        s.note("service JVM exited with code " + exit + "; fault trace: " + h.faultTrace());
-        s.rowsAfterFault.putAll(h.rows(app));
-        s.preparedAfterFault = h.prepared();
-        s.coordinatorLogAfterFault = h.coordinatorLog();
-        assertThat(answer.answered()).as("the halted JVM never answered the submit").isFalse();
-        return new Crashed(app, key);
-    }
-
-    /** The application whose submit the halt cut off, and the Idempotency-Key the client used for it. */
-    private record Crashed(long app, String key) {
-    }
-
     /**
      * Both branches committed, so the product must not report a split: recovery may have retried a commit
      * that met XAER_NOTA (the branch had committed already), which Atomikos takes as committed - rightly here,

@@ -55,7 +55,7 @@ public final class ServiceProcess {
     private final int httpPort;
     private final PostgresServer business;
     private final PostgresServer workflow;
-    private final String businessUrl;
+    private String businessUrl;
     private final String workflowUrl;
     private final List<String> settings;
     private ServiceJvm jvm;
@@ -146,6 +146,11 @@ public final class ServiceProcess {
         if (jvm != null) {
             jvm.stop(Duration.ofSeconds(30));
         }
+    }
+
+    /** After a failover: the next start reaches the business database at {@code url} (the promoted standby). */
+    public void pointBusinessAt(String url) {
+        this.businessUrl = url;
     }
 
     public Timeouts timeouts() {
