@@ -1,6 +1,7 @@
 package dev.lockstep.chaos.longrun;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.lockstep.chaos.ChaosHarness;
 import dev.lockstep.chaos.ChaosSuite;
@@ -66,6 +67,7 @@ class FailoverChaosIT extends ChaosSuite {
                         + "; nothing prepared on either database, invariants hold, and the client's retry with the same"
                         + " Idempotency-Key is " + (point.commits ? "replayed" : "run afresh") + ", with exactly one process.");
 
+        assumeFalse(h.business.isExternal(), "the test cannot copy, kill or promote an external database server");
         PostgresServer standby = h.addSynchronousBusinessStandby(standbyName);
         s.note("standby " + standbyName + " (port " + standby.port() + ") made from a cold copy of the primary's data directory;"
                 + " pg_stat_replication on the primary (port " + h.business.port() + "): " + h.business.replicationState(standbyName));
