@@ -77,7 +77,7 @@ public final class PostgresServer implements AutoCloseable {
                     // a standby needs both at least as high as its primary's: every server of the suite has the same
                     .setServerConfig("max_prepared_transactions", "64")
                     .setServerConfig("max_connections", "200")
-                    // a standby started from a cold copy first replays the WAL it finds: more than zonky's 10 s on a busy machine
+                    // a standby answers only once its startup replay is done; zonky's 10 s is short on a busy 2-core machine
                     .setPGStartupWait(Duration.ofSeconds(60));
             settings.forEach(builder::setServerConfig);
             server = builder.start();
