@@ -26,10 +26,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * business database runs as a primary with a synchronous streaming standby, so a PREPARE TRANSACTION is on
  * the standby before the primary acknowledges it. The service is halted inside a submit's two-phase commit
  * with both branches prepared, the primary is killed (SIGKILL to all its processes), the standby promoted
- * ({@code pg_ctl promote}) and the service restarted against it. The promoted standby must hold the business
- * branch in {@code pg_prepared_xacts} under the same gid (the same XID), and the restarted service's recovery
- * must finish the transaction on both databases as its coordinator log says: commit when the decision was
- * logged (55), roll back when it was not (56).
+ * ({@code pg_promote()}, the SQL form of {@code pg_ctl promote}) and the service restarted against it. The
+ * promoted standby must hold the business branch in {@code pg_prepared_xacts} under the same gid (the same
+ * XID), and the restarted service's recovery must finish the transaction on both databases as its
+ * coordinator log says: commit when the decision was logged (55), roll back when it was not (56).
  *
  * <p>Each scenario gives the current business primary a new standby (a cold copy of its data directory),
  * so 56 runs on the server 55 promoted. Opt-in, not in CI:
@@ -58,8 +58,8 @@ class FailoverChaosIT extends ChaosSuite {
                 "Both branches of the submit prepared: the business one on the primary and, through synchronous replication, on"
                         + " its standby; the JVM halted " + point.moment + "; then the business primary is lost",
                 "Byteman rule " + point.rule + ": Runtime.halt(1); then SIGKILL to the business primary's postmaster and all its"
-                        + " backends, pg_ctl promote of the standby, the service restarted with lockstep.db.business.url pointing at"
-                        + " the promoted standby",
+                        + " backends, promotion of the standby (pg_promote(), the SQL form of pg_ctl promote), the service restarted"
+                        + " with lockstep.db.business.url pointing at the promoted standby",
                 "The promoted standby holds the business branch in pg_prepared_xacts under the gid it had on the lost primary"
                         + " (the same XID). Recovery then " + (point.commits
                                 ? "replays the logged commit decision: both branches commit (APPROVING, process running)"
@@ -127,8 +127,8 @@ class FailoverChaosIT extends ChaosSuite {
     /** The gids of the prepared transactions of the business database on {@code server}, read with plain SQL. */
     private static List<String> gids(PostgresServer server) throws SQLException {
         List<String> gids = new ArrayList<>();
-        try (Connection c = server.connect();
-                ResultSet r = c.createStatement().executeQuery("select gid from pg_prepared_xacts where database = current_database() order by gid")) {
+        try (Connection c = server.connect(); ResultSet r = c.createStatement()
+                .executeQuery("select gid from pg_prepared_xacts where database = current_database() order by gid")) {
             while (r.next()) {
                 gids.add(r.getString(1));
             }
