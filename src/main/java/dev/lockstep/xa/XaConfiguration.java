@@ -72,8 +72,11 @@ public class XaConfiguration {
         return new UserTransactionServiceImp(AtomikosSettings.of(properties));
     }
 
+    /** Created once the transaction service has started (its init ran): {@code rightAfterStart} runs first. */
     @Bean(initMethod = "init", destroyMethod = "close")
-    UserTransactionManager atomikosTransactionManager(UserTransactionServiceImp transactionService) {
+    UserTransactionManager atomikosTransactionManager(UserTransactionServiceImp transactionService,
+            List<AfterTransactionServiceStart> rightAfterStart) {
+        rightAfterStart.forEach(AfterTransactionServiceStart::transactionServiceStarted);
         UserTransactionManager manager = new UserTransactionManager();
         manager.setStartupTransactionService(false);
         manager.setForceShutdown(false);

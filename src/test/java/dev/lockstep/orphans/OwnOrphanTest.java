@@ -22,14 +22,26 @@ class OwnOrphanTest {
     }
 
     @Test
-    void aCommittingRecordLeavesItToAtomikosToCommit() {
+    void aCommittingRecordIsCommittedNeverRolledBack() {
         assertThat(OwnOrphan.reasonToRollBack(xid(BEFORE, SELF + "42"), SELF, STARTED, Map.of(BEFORE, "COMMITTING"))).isEmpty();
+        assertThat(OwnOrphan.reasonToCommit(xid(BEFORE, SELF + "42"), SELF, STARTED, Map.of(BEFORE, "COMMITTING")))
+                .hasValueSatisfying(reason -> assertThat(reason).contains(BEFORE).contains("COMMITTING"));
+    }
+
+    @Test
+    void onlyACommittingRecordIsCommitted() {
+        assertThat(OwnOrphan.reasonToCommit(xid(BEFORE, SELF + "42"), SELF, STARTED, Map.of())).isEmpty();
+        assertThat(OwnOrphan.reasonToCommit(xid(BEFORE, SELF + "42"), SELF, STARTED, Map.of(BEFORE, "TERMINATED"))).isEmpty();
+        String now = SELF + (STARTED.toEpochMilli() + 1) + "00001";
+        assertThat(OwnOrphan.reasonToCommit(xid(now, SELF + "1"), SELF, STARTED, Map.of(now, "COMMITTING")))
+                .as("begun since this process started: this process's own coordinator commits it").isEmpty();
     }
 
     @Test
     void anotherNodesBranchIsNeverTouched() {
         String other = "lockstep-2.tm" + (STARTED.toEpochMilli() - 60_000) + "00042";
         assertThat(OwnOrphan.reasonToRollBack(xid(other, "lockstep-2.tm42"), SELF, STARTED, Map.of())).isEmpty();
+        assertThat(OwnOrphan.reasonToCommit(xid(other, "lockstep-2.tm42"), SELF, STARTED, Map.of(other, "COMMITTING"))).isEmpty();
         // a name this one prefixes is another node's (the startup check refuses such pairs; still never taken)
         String longer = "lockstep-1.tmx" + (STARTED.toEpochMilli() - 60_000) + "00042";
         assertThat(OwnOrphan.reasonToRollBack(xid(longer, "lockstep-1.tmx42"), SELF, STARTED, Map.of())).isEmpty();

@@ -7,6 +7,7 @@ import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.recovery.AuditTrail;
 import dev.lockstep.recovery.CoordinatorLog;
 import dev.lockstep.recovery.DecodedXid;
+import dev.lockstep.xa.AfterTransactionServiceStart;
 import dev.lockstep.xa.BeforeRecovery;
 import dev.lockstep.xa.XaDataSourceFactory;
 import java.io.IOException;
@@ -23,31 +24,34 @@ import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.stereotype.Component;
 
 /**
- * After a crash, rolls back at startup the branches this node prepared in its previous life and never
- * decided to commit, instead of leaving their row locks held until Atomikos presumes abort after
- * {@code max-timeout} (minutes). Narayana's orphan filters do the equivalent.
+ * After a crash, resolves at startup the branches this node prepared in its previous life: rolls back
+ * those it never decided to commit, instead of leaving their row locks held until Atomikos presumes abort
+ * after {@code max-timeout} (minutes; Narayana's orphan filters do the equivalent), and commits those whose
+ * COMMITTING record is in the coordinator log, instead of waiting for that record to expire. Waiting is
+ * not only slow: Atomikos presumes abort of an XID it has watched for this JVM's {@code max-timeout}
+ * while it replays a commit only once the record expired under the crashed JVM's timeout, so after a
+ * restart with a shorter timeout it rolled back a branch whose sibling had committed (chaos scenario 13).
  *
  * <p>Only with a coordinator log that existed, non-empty, before this process started and can be
  * read: a new, empty or unreadable log cannot tell an undecided transaction from a committed one
  * whose record was lost — that is the DBA's case (the recovery console). Only this node's XIDs, only
- * those begun before this process started (see {@link OwnOrphan}), and never one with a COMMITTING
- * record. The rollback goes through the database's XA resource on a fresh connection, and the audit
- * trail records the intent before and the outcome after (a rollback of a prepared branch cannot share
- * a transaction with anything, so a crash in between leaves an intent without an outcome, which says so).
+ * those begun before this process started (see {@link OwnOrphan}). The commit or rollback goes through
+ * the database's XA resource on a fresh connection, and the audit trail records the intent before and
+ * the outcome after (ending a prepared branch cannot share a transaction with anything, so a crash in
+ * between leaves an intent without an outcome, which says so).
  *
  * <p>Built before the transaction manager starts (it looks at the log directory as the previous life
- * left it) and run once every bean exists, before the web server takes requests.
+ * left it) and run right after the transaction service started, before its recovery can presume abort.
  */
 @Component
 @ConditionalOnXaMode
-public class StartupOrphanRollback implements SmartInitializingSingleton, BeforeRecovery {
+public class StartupBranchResolution implements BeforeRecovery, AfterTransactionServiceStart {
 
     static final String ACTOR = "startup-recovery";
-    private static final Logger log = LoggerFactory.getLogger(StartupOrphanRollback.class);
+    private static final Logger log = LoggerFactory.getLogger(StartupBranchResolution.class);
 
     private final LockstepProperties properties;
     private final DatabaseEndpoints endpoints;
@@ -56,7 +60,7 @@ public class StartupOrphanRollback implements SmartInitializingSingleton, Before
     private final Instant processStart = Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime());
     private final boolean logExistedBefore;
 
-    StartupOrphanRollback(LockstepProperties properties, DatabaseEndpoints endpoints, XaDataSourceFactory factory,
+    StartupBranchResolution(LockstepProperties properties, DatabaseEndpoints endpoints, XaDataSourceFactory factory,
             AuditTrail audit) {
         this.properties = properties;
         this.endpoints = endpoints;
@@ -66,24 +70,24 @@ public class StartupOrphanRollback implements SmartInitializingSingleton, Before
     }
 
     @Override
-    public void afterSingletonsInstantiated() {
+    public void transactionServiceStarted() {
         if (!logExistedBefore) {
             log.info("coordinator log under {} is new or empty: prepared branches of earlier runs are left to Atomikos"
-                    + " and the DBA (no orphan rollback at startup)", properties.tmLogDir().toAbsolutePath());
+                    + " and the DBA (no startup resolution)", properties.tmLogDir().toAbsolutePath());
             return;
         }
         Map<String, String> pending;
         try {
             pending = new CoordinatorLog().pendingStates();
         } catch (IllegalStateException unreadable) {
-            log.warn("coordinator log unreadable ({}): no orphan rollback at startup", unreadable.getMessage());
+            log.warn("coordinator log unreadable ({}): no startup resolution", unreadable.getMessage());
             return;
         }
-        rollBackOrphans(DatabaseEndpoints.BUSINESS_RESOURCE, "lockstep.db.business", endpoints.business(), pending);
-        rollBackOrphans(DatabaseEndpoints.WORKFLOW_RESOURCE, "lockstep.db.workflow", endpoints.workflow(), pending);
+        resolve(DatabaseEndpoints.BUSINESS_RESOURCE, "lockstep.db.business", endpoints.business(), pending);
+        resolve(DatabaseEndpoints.WORKFLOW_RESOURCE, "lockstep.db.workflow", endpoints.workflow(), pending);
     }
 
-    private void rollBackOrphans(String resource, String prefix, DatabaseSettings settings, Map<String, String> pending) {
+    private void resolve(String resource, String prefix, DatabaseSettings settings, Map<String, String> pending) {
         String selfTm = properties.tm().uniqueName();
         try {
             XAConnection connection = factory.create(prefix, settings).getXAConnection();
@@ -91,34 +95,44 @@ public class StartupOrphanRollback implements SmartInitializingSingleton, Before
                 XAResource xa = connection.getXAResource();
                 for (Xid xid : xa.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN)) {
                     DecodedXid decoded = new DecodedXid(xid.getFormatId(), xid.getGlobalTransactionId(), xid.getBranchQualifier());
-                    Optional<String> reason = OwnOrphan.reasonToRollBack(decoded, selfTm, processStart, pending);
-                    if (reason.isPresent()) {
-                        rollBack(resource, xa, xid, decoded, reason.get());
+                    Optional<String> rollBack = OwnOrphan.reasonToRollBack(decoded, selfTm, processStart, pending);
+                    if (rollBack.isPresent()) {
+                        end(resource, xa, xid, decoded, false, rollBack.get());
+                    }
+                    Optional<String> commit = OwnOrphan.reasonToCommit(decoded, selfTm, processStart, pending);
+                    if (commit.isPresent()) {
+                        end(resource, xa, xid, decoded, true, commit.get());
                     }
                 }
             } finally {
                 connection.close();
             }
         } catch (Exception e) {
-            // Atomikos's own recovery still presumes abort later; the scan failing must not stop the node.
-            log.warn("orphan rollback on {} skipped: {}", resource, e.toString());
+            // Atomikos's own recovery still resolves them later; the scan failing must not stop the node.
+            log.warn("startup resolution on {} skipped: {}", resource, e.toString());
         }
     }
 
-    private void rollBack(String resource, XAResource xa, Xid xid, DecodedXid decoded, String reason) {
+    /** Commits or rolls back one prepared branch, the intent and the outcome each in the audit trail. */
+    private void end(String resource, XAResource xa, Xid xid, DecodedXid decoded, boolean commit, String reason) {
         String branch = resource + " branch " + decoded;
-        audit.append(ACTOR, "ORPHAN_ROLLBACK_INTENDED", decoded.gtridText(), branch + ": " + reason);
+        String kind = commit ? "LOGGED_COMMIT_REPLAY" : "ORPHAN_ROLLBACK";
+        audit.append(ACTOR, kind + "_INTENDED", decoded.gtridText(), branch + ": " + reason);
         String outcome;
         try {
-            xa.rollback(xid);
-            outcome = "ROLLED_BACK";
+            if (commit) {
+                xa.commit(xid, false);
+            } else {
+                xa.rollback(xid);
+            }
+            outcome = commit ? "COMMITTED" : "ROLLED_BACK";
         } catch (XAException e) {
             // XAER_NOTA: gone meanwhile (Atomikos's own pass, or a DBA); anything else: still prepared.
             outcome = e.errorCode == XAException.XAER_NOTA ? "ALREADY_GONE" : "FAILED (XA error " + e.errorCode + ")";
         }
-        audit.append(ACTOR, "ORPHAN_ROLLBACK_" + (outcome.startsWith("FAILED") ? "FAILED" : outcome), decoded.gtridText(),
+        audit.append(ACTOR, kind + "_" + (outcome.startsWith("FAILED") ? "FAILED" : outcome), decoded.gtridText(),
                 branch + ": " + outcome);
-        log.warn("startup orphan rollback of {}: {} ({})", branch, outcome, reason);
+        log.warn("startup {} of {}: {} ({})", commit ? "replay of a logged commit" : "orphan rollback", branch, outcome, reason);
     }
 
     /** Atomikos writes {@code lockstep-tm*.log} under the log directory; any non-empty one means a previous life. */
