@@ -36,7 +36,7 @@ import java.util.stream.Stream;
  * scenarios), the service JVM (one home per scenario), Byteman rules armed by a file, and
  * plain-SQL views of both databases.
  */
-final class ChaosHarness implements AutoCloseable {
+public final class ChaosHarness implements AutoCloseable {
 
     static final String TM_NAME = "chaos-1.tm";
     /** The user with the DBA role (support/ServiceProcess): the recovery console's API. */
@@ -45,16 +45,16 @@ final class ChaosHarness implements AutoCloseable {
     final Path work = Path.of(System.getProperty("chaos.workDir", "target/chaos")).toAbsolutePath();
     final Path serviceJar = Path.of(System.getProperty("chaos.serviceJar", "target/lockstep-0.1.0-SNAPSHOT.jar")).toAbsolutePath();
     final Path bytemanJar = Path.of(System.getProperty("chaos.bytemanJar", "byteman.jar")).toAbsolutePath();
-    final PostgresServer business;
-    final PostgresServer workflow;
+    public final PostgresServer business;
+    public final PostgresServer workflow;
     final InvariantChecker checker = new InvariantChecker();
     /** The service reaches each database through its proxy (null for an external database). */
     final TcpProxy businessProxy;
     final TcpProxy workflowProxy;
-    ServiceProcess service;
-    LockstepClient client;
+    public ServiceProcess service;
+    public LockstepClient client;
 
-    ChaosHarness() {
+    public ChaosHarness() {
         deleteTree(work);
         // -Dchaos.db.business.url=... (and workflow) points the suite at databases someone else runs
         PostgresServer externalBusiness = PostgresServer.externalFrom("chaos.db.business");
@@ -93,7 +93,7 @@ final class ChaosHarness implements AutoCloseable {
      * Starts the service unless it already runs with these timeouts ({@code null}: any; a new start then
      * takes LONG). The scenario order avoids restarts just to change them.
      */
-    void ensureService(Timeouts timeouts) {
+    public void ensureService(Timeouts timeouts) {
         if (service != null && service.isAlive() && timeouts != null && timeouts != service.timeouts()) {
             service.stop();
         }
@@ -194,7 +194,7 @@ final class ChaosHarness implements AutoCloseable {
         return rows;
     }
 
-    static String one(Connection c, String sql, Object parameter) throws SQLException {
+    public static String one(Connection c, String sql, Object parameter) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(sql)) {
             s.setObject(1, parameter);
             try (ResultSet r = s.executeQuery()) {
@@ -204,7 +204,7 @@ final class ChaosHarness implements AutoCloseable {
     }
 
     /** Prepared transactions on both servers, with the Atomikos XID decoded from pgjdbc's gid. */
-    List<String> prepared() {
+    public List<String> prepared() {
         List<String> out = new ArrayList<>();
         out.addAll(prepared(business, "business-db"));
         out.addAll(prepared(workflow, "workflow-db"));
@@ -236,6 +236,21 @@ final class ChaosHarness implements AutoCloseable {
                 + ", bqual " + new String(d.decode(parts[2]), StandardCharsets.UTF_8);
     }
 
+    /** The gids in {@code pg_prepared_xacts} on both servers, each with its server's name: what is in doubt right now. */
+    public java.util.Set<String> preparedGids() {
+        java.util.Set<String> gids = new java.util.TreeSet<>();
+        for (PostgresServer server : List.of(business, workflow)) {
+            try (Connection c = server.connect(); ResultSet r = c.createStatement().executeQuery("select gid from pg_prepared_xacts")) {
+                while (r.next()) {
+                    gids.add(server.database() + " " + r.getString(1));
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return gids;
+    }
+
     int preparedCount(PostgresServer server) {
         try (Connection c = server.connect(); ResultSet r = c.createStatement().executeQuery("select count(*) from pg_prepared_xacts")) {
             r.next();
@@ -246,7 +261,7 @@ final class ChaosHarness implements AutoCloseable {
     }
 
     /** Pending records of the coordinator log (the latest state per transaction id), as Atomikos wrote them. */
-    List<String> coordinatorLog() {
+    public List<String> coordinatorLog() {
         Path dir = service.home().resolve("atomikos");
         Map<String, String> latest = new LinkedHashMap<>();
         if (Files.isDirectory(dir)) {
@@ -280,7 +295,7 @@ final class ChaosHarness implements AutoCloseable {
         return recovery;
     }
 
-    void awaitNoPrepared(Duration window) {
+    public void awaitNoPrepared(Duration window) {
         long deadline = System.nanoTime() + window.toNanos();
         while (preparedCount(business) + preparedCount(workflow) > 0) {
             if (System.nanoTime() > deadline) {
@@ -290,7 +305,7 @@ final class ChaosHarness implements AutoCloseable {
         }
     }
 
-    InvariantChecker.Result invariants(ScenarioRecord s, boolean preparedAllowed) {
+    public InvariantChecker.Result invariants(ScenarioRecord s, boolean preparedAllowed) {
         try (Connection b = business.connect(); Connection w = workflow.connect()) {
             InvariantChecker.Result result = checker.check(b, w, preparedAllowed);
             s.invariantViolations = result.violations();
@@ -499,11 +514,11 @@ final class ChaosHarness implements AutoCloseable {
         return out;
     }
 
-    static String seconds(Duration d) {
+    public static String seconds(Duration d) {
         return String.format("%.1f s", d.toMillis() / 1000.0);
     }
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

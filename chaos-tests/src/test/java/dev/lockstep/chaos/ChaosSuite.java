@@ -10,16 +10,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (PostgreSQL servers, service JVM, proxies) that a class builds in its {@code @BeforeAll} and that is
  * closed after the class. Classes run one after another, so one static harness at a time is enough.
  */
-abstract class ChaosSuite {
+public abstract class ChaosSuite {
 
     @RegisterExtension
-    static final ComplianceReport REPORT =
+    protected static final ComplianceReport REPORT =
             ComplianceReport.shared(Path.of(System.getProperty("chaos.reportDir", "target/compliance-report")));
 
-    static ChaosHarness h;
+    protected static ChaosHarness h;
 
     @AfterAll
-    static void closeHarness() {
+    protected static void closeHarness() {
         if (h != null) {
             h.close();
             h = null;

@@ -96,6 +96,8 @@ public final class ServiceProcess {
                 "--lockstep.tm.recovery-delay=2s",
                 // as in production just above max-timeout: a DBA may act once the owner could have finished by itself
                 "--lockstep.recovery.owner-window=" + timeouts.max.plusSeconds(2).toSeconds() + "s",
+                // the archival's startup check allows a batch at most half the transaction timeout (SHORT: 8 s)
+                "--lockstep.archival.batch-time-limit=" + timeouts.transaction.dividedBy(2).toSeconds() + "s",
                 // the suite's invariant checker is the judge here; no background repair in between
                 "--lockstep.reconciliation.enabled=false",
                 "--lockstep.db.business.url=" + businessUrl,
