@@ -55,6 +55,11 @@ public final class LoadClients {
             return answer.answered() && earlier.stream().anyMatch(a -> !a.answered());
         }
 
+        /** An attempt was cut off after the connection was made (the kill hit it in flight), not refused a connection. */
+        public boolean cutOffInFlight() {
+            return earlier.stream().anyMatch(a -> !a.answered() && !a.error().startsWith("java.net.ConnectException"));
+        }
+
         @Override
         public String toString() {
             return kind + " app " + applicationId + " key " + key + " -> " + answer

@@ -54,14 +54,17 @@ class SoakChaosIT extends ChaosSuite {
         final Duration uptime;
         final int exitCode;
         final Set<String> inDoubt;
+        /** Coordinator-log records without TERMINATED at the kill: decisions recovery has to finish. */
+        final List<String> pendingDecisions;
         Duration answeredAfter;
         Duration recoveredAfter;
 
-        Kill(int number, Duration uptime, int exitCode, Set<String> inDoubt) {
+        Kill(int number, Duration uptime, int exitCode, Set<String> inDoubt, List<String> pendingDecisions) {
             this.number = number;
             this.uptime = uptime;
             this.exitCode = exitCode;
             this.inDoubt = inDoubt;
+            this.pendingDecisions = pendingDecisions;
         }
 
         /** Distinct global transactions among the in-doubt branches (pgjdbc's gid is formatId_gtrid_bqual). */
@@ -72,7 +75,8 @@ class SoakChaosIT extends ChaosSuite {
         @Override
         public String toString() {
             return "kill " + number + " after " + ChaosHarness.seconds(uptime) + " up (exit code " + exitCode + "): "
-                    + inDoubt.size() + " prepared branch(es) of " + transactions() + " transaction(s) in doubt; answered HTTP again after "
+                    + inDoubt.size() + " prepared branch(es) of " + transactions() + " transaction(s) in doubt, "
+                    + pendingDecisions.size() + " coordinator-log record(s) without TERMINATED; answered HTTP again after "
                     + ChaosHarness.seconds(answeredAfter) + ", all of them resolved after "
                     + (recoveredAfter == null ? "-" : ChaosHarness.seconds(recoveredAfter));
         }
@@ -115,7 +119,8 @@ class SoakChaosIT extends ChaosSuite {
             }
             Duration uptime = Duration.ofNanos(System.nanoTime() - upSince);
             h.service.kill9();
-            Kill kill = new Kill(kills.size() + 1, uptime, h.service.awaitExit(Duration.ofSeconds(5)), h.preparedGids());
+            Kill kill = new Kill(kills.size() + 1, uptime, h.service.awaitExit(Duration.ofSeconds(5)), h.preparedGids(),
+                    h.coordinatorLog());
             kills.add(kill);
             h.ensureService(Timeouts.SHORT);
             upSince = System.nanoTime();
@@ -133,22 +138,29 @@ class SoakChaosIT extends ChaosSuite {
         s.clientAnswer = load.summary();
         kills.forEach(k -> s.note(k.toString()));
         s.faultFired = kills.stream().map(k -> "kill " + k.number + ": service JVM ended with exit code " + k.exitCode
-                + " after " + ChaosHarness.seconds(k.uptime) + " up; prepared at the kill: " + (k.inDoubt.isEmpty() ? "none" : k.inDoubt))
+                + " after " + ChaosHarness.seconds(k.uptime) + " up; prepared at the kill: " + (k.inDoubt.isEmpty() ? "none" : k.inDoubt)
+                + "; coordinator-log records without TERMINATED: " + (k.pendingDecisions.isEmpty() ? "none" : k.pendingDecisions))
                 .collect(Collectors.joining("\n"));
         s.timeToRecoveryMillis = kills.stream().filter(k -> k.recoveredAfter != null)
                 .mapToLong(k -> k.recoveredAfter.toMillis()).max().orElse(0);
         s.rowsAfterRecovery.put("all databases", h.invariants(s, false).counts());
         long acknowledged = requests.stream().filter(r -> r.answer().succeeded()).count();
-        long unknown = requests.stream().filter(Request::unknownThenResolved).count();
-        long unknownReplayed = requests.stream().filter(r -> r.unknownThenResolved() && r.answer().replayed()).count();
-        long unknownRanAgain = requests.stream().filter(r -> r.unknownThenResolved() && r.answer().succeeded() && !r.answer().replayed()).count();
+        // unknown: the kill cut the request off in flight; a resend with the same key told the client what became of it
+        long unknown = requests.stream().filter(r -> r.unknownThenResolved() && r.cutOffInFlight()).count();
+        long unknownReplayed = requests.stream().filter(r -> r.unknownThenResolved() && r.cutOffInFlight() && r.answer().replayed()).count();
+        long unknownRanAgain = requests.stream().filter(r -> r.unknownThenResolved() && r.cutOffInFlight() && r.answer().succeeded()
+                && !r.answer().replayed()).count();
+        long sentWhileDown = requests.stream().filter(r -> r.unknownThenResolved() && !r.cutOffInFlight()).count();
         s.observedOutcome = requests.size() + " requests: " + acknowledged + " acknowledged, "
                 + requests.stream().filter(r -> r.answer().answered() && !r.answer().succeeded()).count() + " refused, "
                 + unknown + " unknown then resolved with the same key (" + unknownReplayed + " had committed and were replayed, "
                 + unknownRanAgain + " had not and ran afresh, " + (unknown - unknownReplayed - unknownRanAgain) + " refused), "
+                + sentWhileDown + " first sent while the service was down and resent, "
                 + requests.stream().filter(r -> !r.answer().answered()).count() + " never answered; "
                 + kills.size() + " kills; " + kills.stream().mapToLong(Kill::transactions).sum() + " in-doubt transactions ("
-                + kills.stream().mapToInt(k -> k.inDoubt.size()).sum() + " prepared branches) recovered; time to recover per kill: "
+                + kills.stream().mapToInt(k -> k.inDoubt.size()).sum() + " prepared branches) recovered, "
+                + kills.stream().mapToInt(k -> k.pendingDecisions.size()).sum() + " coordinator-log records without TERMINATED at the kills;"
+                + " time to recover per kill: "
                 + kills.stream().map(k -> k.recoveredAfter == null ? "-" : ChaosHarness.seconds(k.recoveredAfter))
                         .collect(Collectors.joining(", ")) + "; " + verdicts;
         ComplianceReport.progress("soak: " + s.observedOutcome);
