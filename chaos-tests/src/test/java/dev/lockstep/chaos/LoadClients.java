@@ -34,7 +34,11 @@ public final class LoadClients {
     public enum Journey {
         /** Manager, then the final decision that ends the process (APPROVED). */
         FINAL_DECISION,
-        /** A sensitive application: manager, legal and finance decided at the same time (the join), final decision. */
+        /**
+         * A sensitive application: manager; the applicant's withdraw, which the service refuses once an approver
+         * has decided (409 APPROVAL_ALREADY_STARTED: nothing of it may be stored); legal and finance decided at
+         * the same time (the join); final decision.
+         */
         PARALLEL_REVIEWS,
         /** As PARALLEL_REVIEWS, but the final step first returns into the review fork, which is decided again. */
         RETURN_INTO_FORK,
@@ -138,7 +142,7 @@ public final class LoadClients {
                 }
             }
             case PARALLEL_REVIEWS -> {
-                if (approve(id, "bob", "managerApproval") && reviews(id)) {
+                if (approve(id, "bob", "managerApproval") && withdrawRefused(id) && reviews(id)) {
                     approve(id, "frank", "finalApproval");
                 }
             }
@@ -166,6 +170,16 @@ public final class LoadClients {
     /** Legal and finance decide the application at the same time; the later of the two passes the join. */
     private boolean reviews(long id) {
         return both(() -> approve(id, "carol", "legalReview"), () -> approve(id, "dave", "financeReview"));
+    }
+
+    /** A withdraw the service must refuse; false if it succeeded. */
+    private boolean withdrawRefused(long id) {
+        if (!running.get()) {
+            return true;
+        }
+        Answer answer = resolve("alice", "POST", "/api/applications/" + id + "/withdraw", "{\"reason\":\"too late\"}",
+                LockstepClient.newKey(), Kind.WITHDRAW, id);
+        return !answer.succeeded();
     }
 
     private boolean returnIntoFork(long id) {

@@ -167,6 +167,8 @@ class SoakChaosIT extends ChaosSuite {
         ComplianceReport.progress("soak: " + s.clientAnswer.replace("\n", "; "));
 
         assertThat(kills).as("the service was killed at least once").isNotEmpty();
+        assertThat(requests).as("refused requests (the withdraw after a decision), whose absence is checked")
+                .anyMatch(r -> r.answer().answered() && !r.answer().succeeded());
         assertThat(requests.stream().filter(r -> !r.answer().answered()).map(Request::toString).toList())
                 .as("requests that never got an answer").isEmpty();
         assertThat(verdicts.missing).as("acknowledged but not held in full").isEmpty();
