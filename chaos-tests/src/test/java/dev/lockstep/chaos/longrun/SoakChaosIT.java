@@ -163,10 +163,16 @@ class SoakChaosIT extends ChaosSuite {
                 + " time to recover per kill: "
                 + kills.stream().map(k -> k.recoveredAfter == null ? "-" : ChaosHarness.seconds(k.recoveredAfter))
                         .collect(Collectors.joining(", ")) + "; " + verdicts;
+        String refusals = requests.stream().filter(r -> r.answer().answered() && !r.answer().succeeded())
+                .collect(Collectors.groupingBy(r -> r.kind() + " " + r.answer().status() + " " + r.answer().json().path("code").asString(),
+                        java.util.TreeMap::new, Collectors.counting())).toString();
+        s.note("refusals by kind, status and code: " + refusals);
         ComplianceReport.progress("soak: " + s.observedOutcome);
+        ComplianceReport.progress("soak: refusals by kind, status and code: " + refusals);
         ComplianceReport.progress("soak: " + s.clientAnswer.replace("\n", "; "));
 
         assertThat(kills).as("the service was killed at least once").isNotEmpty();
+        assertThat(kills).as("each kill ended the JVM by SIGKILL (exit code 128 + 9)").allMatch(k -> k.exitCode == 137);
         assertThat(requests).as("refused requests (the withdraw after a decision), whose absence is checked")
                 .anyMatch(r -> r.answer().answered() && !r.answer().succeeded());
         assertThat(requests.stream().filter(r -> !r.answer().answered()).map(Request::toString).toList())
