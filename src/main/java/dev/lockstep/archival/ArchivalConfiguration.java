@@ -32,8 +32,9 @@ public class ArchivalConfiguration {
     HistoryArchival historyArchival(ArchivalProperties settings, @Value("${lockstep.engine.history-level:audit}") String historyLevel,
             LockstepProperties lockstep, PlatformTransactionManager transactionManager, EntityManager entityManager,
             HistoryService history, HistoryArchive archive, AuditTrail audit, MeterRegistry meters) {
-        check(settings, historyLevel, lockstep.tm().defaultTimeout());
-        return new HistoryArchival(transactionManager, entityManager, history, archive, audit, settings, Clock.systemUTC(), meters);
+        ArchivalProperties effective = settings.withBatchTimeLimitWithin(lockstep.tm().defaultTimeout());
+        check(effective, historyLevel, lockstep.tm().defaultTimeout());
+        return new HistoryArchival(transactionManager, entityManager, history, archive, audit, effective, Clock.systemUTC(), meters);
     }
 
     @Bean
@@ -51,7 +52,7 @@ public class ArchivalConfiguration {
         if (settings.batchTimeLimit().isNegative() || settings.batchTimeLimit().multipliedBy(2).compareTo(transactionTimeout) > 0) {
             throw new StartupCheckFailure("lockstep.archival.batch-time-limit", settings.batchTimeLimit()
                     + " is not between 0 and half the transaction timeout (lockstep.tm.default-timeout " + transactionTimeout + ").",
-                    "set a batch time limit of at most half lockstep.tm.default-timeout (default 10s of 30s)");
+                    "set a batch time limit of at most half lockstep.tm.default-timeout, or leave it unset for a third of it");
         }
         if (settings.minAge().compareTo(Duration.ofDays(1)) < 0) {
             throw new StartupCheckFailure("lockstep.archival.min-age", settings.minAge() + " is below one day.",

@@ -53,6 +53,17 @@ class ArchivalSettingsTest {
     }
 
     @Test
+    void unsetTheBatchTimeLimitIsAThirdOfTheTransactionTimeoutAndASetOneIsKept() {
+        assertThat(withBatchTimeLimit(null).withBatchTimeLimitWithin(TRANSACTION_TIMEOUT).batchTimeLimit()).isEqualTo(Duration.ofSeconds(10));
+        ArchivalProperties shortTimeout = withBatchTimeLimit(null).withBatchTimeLimitWithin(Duration.ofSeconds(8));
+        assertThat(shortTimeout.batchTimeLimit()).isEqualTo(Duration.ofNanos(2_666_666_666L));
+        assertThatCode(() -> ArchivalConfiguration.check(shortTimeout, "audit", Duration.ofSeconds(8)))
+                .as("a shorter transaction timeout with the limit unset still starts").doesNotThrowAnyException();
+        assertThat(withBatchTimeLimit(Duration.ofSeconds(4)).withBatchTimeLimitWithin(TRANSACTION_TIMEOUT).batchTimeLimit())
+                .isEqualTo(Duration.ofSeconds(4));
+    }
+
+    @Test
     void aFullHistoryLevelIsRefusedWhileArchivalIsOn() {
         assertRefused(settings(50, Duration.ofDays(180), Duration.ofSeconds(1), 1, 5), "full",
                 "lockstep.archival.enabled: the engine's history level is full");

@@ -2,6 +2,7 @@ package dev.lockstep.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
@@ -34,7 +35,7 @@ import java.util.stream.Stream;
 /**
  * The moving parts of one chaos run: two PostgreSQL servers (separate processes, shared by all
  * scenarios), the service JVM (one home per scenario), Byteman rules armed by a file, and
- * plain-SQL views of both databases.
+ * plain-SQL views of both databases. Public for the long scenarios in {@code chaos.longrun}.
  */
 public final class ChaosHarness implements AutoCloseable {
 
@@ -45,7 +46,8 @@ public final class ChaosHarness implements AutoCloseable {
     final Path work = Path.of(System.getProperty("chaos.workDir", "target/chaos")).toAbsolutePath();
     final Path serviceJar = Path.of(System.getProperty("chaos.serviceJar", "target/lockstep-0.1.0-SNAPSHOT.jar")).toAbsolutePath();
     final Path bytemanJar = Path.of(System.getProperty("chaos.bytemanJar", "byteman.jar")).toAbsolutePath();
-    public final PostgresServer business;
+    /** The business database's primary: after a failover, the promoted standby. */
+    public PostgresServer business;
     public final PostgresServer workflow;
     final InvariantChecker checker = new InvariantChecker();
     /** The service reaches each database through its proxy (null for an external database). */
@@ -53,6 +55,8 @@ public final class ChaosHarness implements AutoCloseable {
     final TcpProxy workflowProxy;
     public ServiceProcess service;
     public LockstepClient client;
+    /** Standbys of the business database this harness started, stopped with it. */
+    private final List<PostgresServer> standbys = new ArrayList<>();
 
     public ChaosHarness() {
         deleteTree(work);
@@ -211,7 +215,7 @@ public final class ChaosHarness implements AutoCloseable {
         return out;
     }
 
-    private static List<String> prepared(PostgresServer server, String resource) {
+    public static List<String> prepared(PostgresServer server, String resource) {
         List<String> out = new ArrayList<>();
         try (Connection c = server.connect(); ResultSet r = c.createStatement()
                 .executeQuery("select gid, prepared, database from pg_prepared_xacts order by prepared")) {
@@ -226,7 +230,7 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     /** pgjdbc's gid is formatId_base64(gtrid)_base64(bqual). */
-    static String decodeGid(String gid) {
+    public static String decodeGid(String gid) {
         String[] parts = gid.split("_");
         if (parts.length != 3) {
             return "not an XA gid";
@@ -281,11 +285,81 @@ public final class ChaosHarness implements AutoCloseable {
         return latest.values().stream().filter(l -> !l.contains("|TERMINATED|")).toList();
     }
 
+    /** The application whose submit a halt cut off, and the Idempotency-Key the client used for it. */
+    public record Crashed(long app, String key) {
+    }
+
+    /**
+     * Creates a draft titled {@code "chaos " + name}, arms {@code rule}, submits the draft and waits for the service
+     * JVM to halt at the rule's point; records the client's (missing) answer and both databases at the halt.
+     */
+    public Crashed haltDuringSubmit(ScenarioRecord s, String rule, String name, Timeouts timeouts) {
+        ensureService(timeouts);
+        long app = client.createDraft("chaos " + name);
+        s.rowsBefore.putAll(rows(app));
+        String key = LockstepClient.newKey();
+        arm(rule);
+        Answer answer;
+        int exit;
+        try {
+            answer = client.submit(app, key);
+            exit = service.awaitExit(Duration.ofSeconds(30));
+        } finally {
+            disarm(rule);
+        }
+        s.clientAnswer = answer.toString();
+        s.note("crashed JVM's transaction-manager timeouts: " + service.timeouts());
+        s.note("service JVM exited with code " + exit + "; fault trace: " + faultTrace());
+        s.rowsAfterFault.putAll(rows(app));
+        s.preparedAfterFault = prepared();
+        s.coordinatorLogAfterFault = coordinatorLog();
+        assertThat(answer.answered()).as("the halted JVM never answered the submit").isFalse();
+        return new Crashed(app, key);
+    }
+
+    /**
+     * Gives the business database a synchronous streaming standby named {@code name}: stops the service (its
+     * connections would break) and the business server cleanly, makes the standby from a cold copy of the data
+     * directory, starts both and waits until the standby streams as the synchronous one, so that every PREPARE
+     * TRANSACTION the primary acknowledges is on the standby too.
+     */
+    public PostgresServer addSynchronousBusinessStandby(String name) {
+        if (business.isExternal()) {
+            throw new UnsupportedOperationException("the test cannot give an external database a standby");
+        }
+        if (service != null) {
+            service.stop();
+        }
+        business.stop();
+        PostgresServer standby = business.coldCopyAsSynchronousStandby(name, work.resolve("pg-" + name), freePort());
+        standbys.add(standby);
+        business.start();
+        standby.start();
+        business.awaitSynchronousStandby(name, Duration.ofSeconds(60));
+        return standby;
+    }
+
+    /** The business primary was lost and {@code promoted} took over: the harness reads it, the service's next start uses it. */
+    public void failOverBusinessTo(PostgresServer promoted) {
+        business = promoted;
+        service.pointBusinessAt(promoted.jdbcUrl());
+    }
+
+    /** The versions under test in the report's header: the jar's libraries and the business server's PostgreSQL. */
+    public void describe(ComplianceReport report) {
+        try (Connection c = business.connect(); ResultSet r = c.createStatement().executeQuery("select version()")) {
+            r.next();
+            report.describe(serviceJar, r.getString(1));
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /**
      * Restarts the service (rules loaded, none armed) and waits until no prepared transaction is left.
      * SHORT timeouts where recovery has to presume abort, LONG where the JVM's decisions must outlive a crash.
      */
-    Duration restartAndAwaitNoPrepared(ScenarioRecord s, Timeouts timeouts, Duration window) {
+    public Duration restartAndAwaitNoPrepared(ScenarioRecord s, Timeouts timeouts, Duration window) {
         long t0 = System.nanoTime();
         Duration startup = service.start(TM_NAME, bytemanJar, rules(), timeouts);
         s.note("restarted service answered HTTP after " + seconds(startup));
@@ -340,20 +414,15 @@ public final class ChaosHarness implements AutoCloseable {
      * branches in {@code pg_prepared_xacts}, all of one global transaction. Recorded in the report;
      * the scenario fails without it.
      */
-    void requireHaltEvidence(ScenarioRecord s, HaltPoint point) {
+    public void requireHaltEvidence(ScenarioRecord s, HaltPoint point) {
         requireHaltEvidence(s, point.rule, point.moment, point.preparedAtHalt);
     }
 
     /** The same proof for a rule outside the five use-case points: {@code preparedAtHalt} branches of one transaction. */
     void requireHaltEvidence(ScenarioRecord s, String rule, String moment, int preparedAtHalt) {
-        String trace = faultTrace();
+        String trace = requireTraceOfThisNode("CHAOS halt", rule);
         List<String> prepared = prepared();
         s.faultFired = trace + "\npg_prepared_xacts at the halt: " + (prepared.isEmpty() ? "none" : String.join("; ", prepared));
-        // pgjdbc's rules print the XID as hex bytes, Atomikos's log rules the transaction id as text
-        String tmNameInHex = java.util.HexFormat.of().withUpperCase().formatHex(TM_NAME.getBytes(StandardCharsets.UTF_8));
-        if (!trace.startsWith("CHAOS halt") || !(trace.contains(TM_NAME) || trace.toUpperCase().contains(tmNameInHex))) {
-            throw new AssertionError("no trace of " + rule + " firing for this node in " + service.log() + ": " + trace);
-        }
         if (prepared.size() != preparedAtHalt) {
             throw new AssertionError(moment + ": expected " + preparedAtHalt + " prepared branch(es), found " + prepared);
         }
@@ -364,16 +433,56 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     /**
+     * Proof that a pause rule holds the transaction where the scenario claims, taken while it holds and
+     * before the fault: the rule's trace line with this node's XID, and per database the branches in
+     * {@code pg_prepared_xacts} at that moment. Recorded as the scenario's {@code faultFired}, completed by
+     * the fault's own evidence ({@link ScenarioRecord#faultFired} is appended to); fails without it.
+     */
+    void requirePauseEvidence(ScenarioRecord s, String rule, int businessPrepared, int workflowPrepared) {
+        String trace = requireTraceOfThisNode("CHAOS pausing", rule);
+        List<String> prepared = prepared();
+        s.faultFired = trace + "\npg_prepared_xacts while the rule held, before the fault: "
+                + (prepared.isEmpty() ? "none" : String.join("; ", prepared));
+        assertThat(preparedCount(business)).as("business branches prepared while " + rule + " held: " + prepared)
+                .isEqualTo(businessPrepared);
+        assertThat(preparedCount(workflow)).as("workflow branches prepared while " + rule + " held: " + prepared)
+                .isEqualTo(workflowPrepared);
+    }
+
+    /** Proof that a crashed server is down: a new connection to it fails. Returns the evidence line. */
+    String requireDown(PostgresServer server, String which) {
+        try (Connection c = server.connect()) {
+            throw new AssertionError("the " + which + " PostgreSQL server still accepts connections after its crash");
+        } catch (SQLException refused) {
+            return which + " PostgreSQL stopped in immediate mode while the rule held; a new connection fails: " + refused.getMessage();
+        }
+    }
+
+    /** The latest trace line of the service's Byteman rules, required to start with {@code prefix} and to carry this node's XID. */
+    private String requireTraceOfThisNode(String prefix, String rule) {
+        String trace = faultTrace();
+        // pgjdbc's rules print the XID as hex bytes, Atomikos's log rules the transaction id as text
+        String tmNameInHex = java.util.HexFormat.of().withUpperCase().formatHex(TM_NAME.getBytes(StandardCharsets.UTF_8));
+        if (!trace.startsWith(prefix) || !(trace.contains(TM_NAME) || trace.toUpperCase().contains(tmNameInHex))) {
+            throw new AssertionError("no trace of " + rule + " firing for this node in " + service.log() + ": " + trace);
+        }
+        return trace;
+    }
+
+    /**
      * Makes the business database refuse to prepare a transaction that moves an application titled
      * {@code titlePrefix...} out of DRAFT: a deferred constraint trigger, installed with plain SQL as a DBA
      * could, fires at PREPARE TRANSACTION. The global transaction's prepare is then voted down.
      */
     void rejectAtPrepare(String titlePrefix) throws SQLException {
         try (Connection c = business.connect(); Statement st = c.createStatement()) {
+            // a sequence is not transactional: its count of firings survives the rollback the trigger causes
+            st.execute("create sequence if not exists chaos_rejected_at_prepare");
             st.execute("""
                     create or replace function chaos_reject_at_prepare() returns trigger language plpgsql as $$
                     begin
                       if new.approval_status <> 'DRAFT' and new.title like '%s%%' then
+                        perform nextval('chaos_rejected_at_prepare');
                         raise exception 'chaos: deferred check rejects application %%', new.id using errcode = '23514';
                       end if;
                       return new;
@@ -383,10 +492,20 @@ public final class ChaosHarness implements AutoCloseable {
         }
     }
 
+    /** How often the deferred trigger of {@link #rejectAtPrepare} has refused a prepare since it was installed. */
+    long rejectionsAtPrepare() throws SQLException {
+        try (Connection c = business.connect(); ResultSet r = c.createStatement()
+                .executeQuery("select case when is_called then last_value else 0 end from chaos_rejected_at_prepare")) {
+            r.next();
+            return r.getLong(1);
+        }
+    }
+
     void stopRejectingAtPrepare() throws SQLException {
         try (Connection c = business.connect(); Statement st = c.createStatement()) {
             st.execute("drop trigger if exists chaos_reject_at_prepare on application");
             st.execute("drop function if exists chaos_reject_at_prepare()");
+            st.execute("drop sequence if exists chaos_rejected_at_prepare");
         }
     }
 
@@ -538,7 +657,7 @@ public final class ChaosHarness implements AutoCloseable {
         }
     }
 
-    static int freePort() {
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -558,7 +677,7 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     /** The submit of {@code app} rolled back everywhere: read after recovery. */
-    void expectRolledBack(ScenarioRecord s, long app) {
+    public void expectRolledBack(ScenarioRecord s, long app) {
         s.rowsAfterRecovery.putAll(rows(app));
         s.preparedAfterRecovery = prepared();
         s.observedOutcome = "rolled back: " + s.rowsAfterRecovery.get("business: application " + app);
@@ -566,7 +685,7 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     /** The submit of {@code app} committed on both databases: read after recovery. */
-    void expectCommitted(ScenarioRecord s, long app) {
+    public void expectCommitted(ScenarioRecord s, long app) {
         s.rowsAfterRecovery.putAll(rows(app));
         s.preparedAfterRecovery = prepared();
         s.observedOutcome = "committed: " + s.rowsAfterRecovery.get("business: application " + app)
@@ -579,7 +698,7 @@ public final class ChaosHarness implements AutoCloseable {
      * success is replayed only for a submit that committed, a rolled-back one runs afresh, and either way the
      * application ends with exactly one process.
      */
-    void expectRetryMatchesTruth(ScenarioRecord s, long app, String key, boolean committed) {
+    public void expectRetryMatchesTruth(ScenarioRecord s, long app, String key, boolean committed) {
         Answer retry = submitFollowingRetryAfter(s, app, key);
         s.note("retry with the same Idempotency-Key after recovery: HTTP " + retry.status() + (retry.replayed() ? ", replayed" : ", run afresh"));
         assertThat(retry.succeeded()).as("the retry succeeds: " + retry).isTrue();
@@ -619,5 +738,6 @@ public final class ChaosHarness implements AutoCloseable {
         }
         workflow.stop();
         business.stop();
+        standbys.forEach(PostgresServer::stop);
     }
 }

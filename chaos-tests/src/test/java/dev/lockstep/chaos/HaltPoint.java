@@ -5,17 +5,17 @@ package dev.lockstep.chaos;
  * with its Byteman rule, the number of branches that must be prepared at that moment, and what
  * recovery must then do: roll back (no commit decision logged) or commit (decision logged).
  */
-enum HaltPoint {
+public enum HaltPoint {
     BEFORE_FIRST_PREPARE("halt-before-first-prepare.btm", "before any prepare", 0, false),
     AFTER_FIRST_PREPARE("halt-after-first-prepare.btm", "after the first prepare, before the second", 1, false),
     BEFORE_DECISION_LOGGED("halt-before-commit-decision.btm", "after both prepares, before the commit decision is logged", 2, false),
     AFTER_DECISION_LOGGED("halt-after-commit-decision.btm", "after the commit decision is logged, before any commit", 2, true),
     BETWEEN_COMMITS("halt-after-first-commit.btm", "after the first commit, before the second", 1, true);
 
-    final String rule;
-    final String moment;
-    final int preparedAtHalt;
-    final boolean commits;
+    public final String rule;
+    public final String moment;
+    public final int preparedAtHalt;
+    public final boolean commits;
 
     HaltPoint(String rule, String moment, int preparedAtHalt, boolean commits) {
         this.rule = rule;

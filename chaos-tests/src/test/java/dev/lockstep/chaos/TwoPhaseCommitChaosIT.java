@@ -40,11 +40,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
     @BeforeAll
     static void startDatabases() throws Exception {
         h = new ChaosHarness();
-        try (Connection c = h.business.connect(); Statement s = c.createStatement()) {
-            var r = s.executeQuery("select version()");
-            r.next();
-            REPORT.describe(h.serviceJar, r.getString(1));
-        }
+        h.describe(REPORT);
     }
 
     @Test
@@ -55,7 +51,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "XAResource.prepare entered for the first branch; nothing prepared yet",
                 "Byteman rule halt-before-first-prepare.btm: Runtime.halt(1) at entry of PGXAConnection.prepare",
                 "Both branches roll back: the application stays DRAFT, no process instance, no prepared transaction.");
-        Crashed crash = crashDuringSubmit(s, "halt-before-first-prepare.btm", "s01", null);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-before-first-prepare.btm", "s01", null);
         h.requireHaltEvidence(s, HaltPoint.BEFORE_FIRST_PREPARE);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
@@ -71,7 +67,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "XAResource.prepare returned for the first branch; the second branch is not prepared",
                 "Byteman rule halt-after-first-prepare.btm: Runtime.halt(1) at exit of PGXAConnection.prepare",
                 "Presumed abort: recovery rolls the prepared branch back; the application stays DRAFT, no process instance.");
-        Crashed crash = crashDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
         h.requireHaltEvidence(s, HaltPoint.AFTER_FIRST_PREPARE);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
@@ -87,7 +83,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Both branches prepared; the coordinator is about to write its COMMITTING record",
                 "Byteman rule halt-before-commit-decision.btm: Runtime.halt(1) at entry of Atomikos OltpLogImp.write(COMMITTING)",
                 "Presumed abort: with no COMMITTING record, recovery rolls both prepared branches back; application stays DRAFT.");
-        Crashed crash = crashDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
         h.requireHaltEvidence(s, HaltPoint.BEFORE_DECISION_LOGGED);
         assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
 
@@ -105,7 +101,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Byteman rule halt-after-commit-decision.btm: Runtime.halt(1) at exit of Atomikos OltpLogImp.write(COMMITTING)",
                 "Recovery replays the logged decision: both branches commit; application APPROVING with its process running.");
         // the decision must outlive the restart: the crashing JVM runs with LONG timeouts (see Timeouts)
-        Crashed crash = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);
         h.requireHaltEvidence(s, HaltPoint.AFTER_DECISION_LOGGED);
         assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
 
@@ -123,7 +119,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
                 "Recovery commits the remaining branch: both committed; application APPROVING with its process running; the"
                         + " product flags no split (no reconciliation incident, not listed by the mismatch check).");
-        Crashed crash = crashDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
         h.requireHaltEvidence(s, HaltPoint.BETWEEN_COMMITS);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
@@ -148,12 +144,15 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         long app = h.client.createDraft("chaos s06");
         s.rowsBefore.putAll(h.rows(app));
         String rule = "pause-before-business-prepare.btm";
+        String key = LockstepClient.newKey();
         h.arm(rule);
         try {
-            CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, LockstepClient.newKey()));
+            CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, key));
             h.awaitReached(rule, Duration.ofSeconds(60));
+            // the business branch's prepare is pending, the workflow branch (prepared second) not yet asked
+            h.requirePauseEvidence(s, rule, 0, 0);
             h.business.crash();
-            s.note("business PostgreSQL stopped in immediate mode while the prepare was held; fault trace: " + h.faultTrace());
+            s.faultFired += "\n" + h.requireDown(h.business, "business");
             Answer answer = submit.get(120, TimeUnit.SECONDS);
             s.clientAnswer = answer.toString();
             s.preparedAfterFault = h.prepared();
@@ -168,6 +167,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                     + s.rowsAfterRecovery.get("business: application " + app);
             ChaosHarness.expectClearError(answer);
             h.expectNothingOfSubmit(s, app);
+            h.expectRetryMatchesTruth(s, app, key, false);
         } finally {
             h.disarm(rule);
             h.service.stop(); // its pool held connections to the dead server: the next scenario starts afresh
@@ -188,7 +188,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         assumeFalse(h.workflow.isExternal(), "the test cannot stop an external database server");
         faultDuringWorkflowCommit(s, "s07", false, () -> {
             h.workflow.crash();
-            s.note("workflow PostgreSQL stopped in immediate mode while the commit was held; fault trace: " + h.faultTrace());
+            s.faultFired += "\n" + h.requireDown(h.workflow, "workflow");
         }, () -> {
             ChaosHarness.sleep(2000);
             h.workflow.start();
@@ -211,7 +211,9 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 var r = st.executeQuery("select count(pg_terminate_backend(pid)) from pg_stat_activity"
                         + " where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'");
                 r.next();
-                s.note("pg_terminate_backend ended " + r.getInt(1) + " backend(s) on the workflow database; fault trace: " + h.faultTrace());
+                int terminated = r.getInt(1);
+                s.faultFired += "\npg_terminate_backend ended " + terminated + " backend(s) of the service on the workflow database";
+                assertThat(terminated).as("backends of the service terminated on the workflow database").isPositive();
             } catch (java.sql.SQLException e) {
                 throw new IllegalStateException(e);
             }
@@ -233,8 +235,9 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                         + " no split alarm (no reconciliation incident, not listed by the mismatch check).");
         assumeFalse(h.workflowProxy == null, "an external workflow database is reached without the test's proxy");
         faultDuringWorkflowCommit(s, "s09", true, () -> {
-            h.workflowProxy.cut();
-            s.note("network cut (proxy dropped all connections, refuses new ones); fault trace: " + h.faultTrace());
+            int dropped = h.workflowProxy.cut();
+            s.faultFired += "\nnetwork cut: the proxy dropped " + dropped + " open connection(s) to the workflow database and refuses new ones";
+            assertThat(dropped).as("open connections the cut dropped (the held commit's among them)").isPositive();
         }, () -> {
             ChaosHarness.sleep(5000);
             h.workflowProxy.heal();
@@ -253,10 +256,13 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         long app = h.client.createDraft("chaos " + label);
         s.rowsBefore.putAll(h.rows(app));
         String rule = "pause-before-workflow-commit.btm";
+        String key = LockstepClient.newKey();
         h.arm(rule);
         try {
-            CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, LockstepClient.newKey()));
+            CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, key));
             h.awaitReached(rule, Duration.ofSeconds(60));
+            // the decision is logged and the business branch committed (it commits first): only the workflow branch is prepared
+            h.requirePauseEvidence(s, rule, 0, 1);
             fault.run();
             s.preparedAfterFault = h.prepared();
             s.coordinatorLogAfterFault = h.coordinatorLog();
@@ -274,6 +280,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
             if (noSplitAlarm) {
                 expectNoSplitAlarm(s, app);
             }
+            h.expectRetryMatchesTruth(s, app, key, true);
         } finally {
             h.disarm(rule);
             h.service.stop(); // its pool held connections that died: the next scenario starts afresh
@@ -289,12 +296,18 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "A constraint trigger the test installs in the business DB (plain SQL, as a DBA could) rejects the submit's update at prepare",
                 "The whole transaction rolls back: the client gets an error status, application stays DRAFT, no process instance, nothing prepared.");
         h.rejectAtPrepare("chaos reject at prepare");
+        long app;
+        String key = LockstepClient.newKey();
         try {
             h.ensureService();
-            long app = h.client.createDraft("chaos reject at prepare");
+            app = h.client.createDraft("chaos reject at prepare");
             s.rowsBefore.putAll(h.rows(app));
-            Answer answer = h.client.submit(app, LockstepClient.newKey());
+            Answer answer = h.client.submit(app, key);
             s.clientAnswer = answer.toString();
+            long rejections = h.rejectionsAtPrepare();
+            s.faultFired = "the deferred constraint trigger refused " + rejections + " PREPARE TRANSACTION on the business database"
+                    + " (counted by a sequence, which the rollback does not undo)";
+            assertThat(rejections).as("the trigger fired at prepare").isEqualTo(1);
             s.rowsAfterRecovery.putAll(h.rows(app));
             s.preparedAfterRecovery = h.prepared();
             s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
@@ -305,6 +318,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         } finally {
             h.stopRejectingAtPrepare();
         }
+        h.expectRetryMatchesTruth(s, app, key, false); // the DBA dropped the trigger: the retry runs afresh
     }
 
     @Test
@@ -319,21 +333,29 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         h.ensureService(Timeouts.SHORT); // an 8 s transaction timeout
         long app = h.client.createDraft("chaos timeout");
         s.rowsBefore.putAll(h.rows(app));
+        int timeoutsBefore = h.serviceLogLines("has timed out").size();
         h.arm("stall-past-timeout.btm");
+        String key = LockstepClient.newKey();
         Answer answer;
         try {
-            answer = h.client.submit(app, LockstepClient.newKey());
+            answer = h.client.submit(app, key);
         } finally {
             h.disarm("stall-past-timeout.btm");
         }
         s.clientAnswer = answer.toString();
-        s.note("fault trace: " + h.faultTrace());
+        List<String> timedOut = h.serviceLogLines("has timed out");
+        List<String> thisTimeout = timedOut.subList(Math.min(timeoutsBefore, timedOut.size()), timedOut.size());
+        s.faultFired = h.faultTrace() + "\n" + String.join("\n", thisTimeout);
+        assertThat(h.faultTrace()).as("the stall rule fired").startsWith("CHAOS stalling");
+        assertThat(thisTimeout).as("the transaction manager timed out a transaction of this node during the submit (service log)")
+                .anyMatch(line -> line.contains(ChaosHarness.TM_NAME));
         s.rowsAfterRecovery.putAll(h.rows(app));
         s.preparedAfterRecovery = h.prepared();
         s.observedOutcome = "client got " + (answer.answered() ? "HTTP " + answer.status() : "no answer") + "; "
                 + s.rowsAfterRecovery.get("business: application " + app);
         ChaosHarness.expectClearError(answer);
         h.expectNothingOfSubmit(s, app);
+        h.expectRetryMatchesTruth(s, app, key, false);
     }
 
     @Test
@@ -346,8 +368,8 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Byteman rule halt-after-commit-decision.btm, then the test deletes <home>/atomikos before the restart",
                 "No automatic step resolves the branches: both stay in pg_prepared_xacts past the recovery window (one per"
                         + " database, same gtrid), nothing is half committed; a DBA then resolves them and the databases agree.");
-        Crashed crash = crashDuringSubmit(s, "halt-after-commit-decision.btm", "s12", null);
-        assertThat(s.preparedAfterFault).as("both branches are prepared").hasSize(2);
+        ChaosHarness.Crashed crash = h.haltDuringSubmit(s, HaltPoint.AFTER_DECISION_LOGGED.rule, "s12", null);
+        h.requireHaltEvidence(s, HaltPoint.AFTER_DECISION_LOGGED); // both branches of one transaction prepared
         ChaosHarness.deleteTree(h.service.home().resolve("atomikos"));
         s.note("deleted " + h.service.home().resolve("atomikos") + " (the coordinator log)");
 
@@ -459,6 +481,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         List<String> leaked = new ArrayList<>();
         int cutCommitted = 0;
         int cutAbsent = 0;
+        int cutCreates = 0;
         try (Connection b = h.business.connect()) {
             for (LoadClients.Request r : load.requests()) {
                 LoadClients.Held held = LoadClients.held(b, r);
@@ -466,7 +489,9 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                     missing.add(held + ": " + r);
                 } else if (r.answer().answered() && !r.answer().succeeded() && held != LoadClients.Held.NONE) {
                     leaked.add(r.toString());
-                } else if (!r.answer().answered() && r.kind() != LoadClients.Kind.CREATE) {
+                } else if (!r.answer().answered() && r.kind() == LoadClients.Kind.CREATE) {
+                    cutCreates++;
+                } else if (!r.answer().answered()) {
                     if (held == LoadClients.Held.ALL) {
                         cutCommitted++;
                     } else {
@@ -476,7 +501,11 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
             }
         }
         s.rowsAfterRecovery.put("all databases", h.invariants(s, false).counts());
-        s.note("requests cut off by the kill without an answer: " + cutCommitted + " committed, " + cutAbsent + " absent (both allowed, each all-or-nothing)");
+        s.faultFired = "SIGKILL " + killAfterMillis + " ms after the 32nd acknowledged request (seed " + seed + "); requests in flight"
+                + " that never got an answer: " + (cutCommitted + cutAbsent) + " submits and decisions (" + cutCommitted + " committed, "
+                + cutAbsent + " absent), " + cutCreates + " creates; at the kill " + s.preparedAfterFault.size() + " branch(es) prepared, "
+                + s.coordinatorLogAfterFault.size() + " pending coordinator record(s)";
+        assertThat(cutCommitted + cutAbsent + cutCreates).as("the kill cut requests in flight").isPositive();
         s.observedOutcome = load.succeeded() + " acknowledged requests checked: " + missing.size() + " missing; "
                 + leaked.size() + " refused but present; invariants " + (s.invariantViolations.isEmpty() ? "hold" : "violated");
         assertThat(missing).as("acknowledged but missing, or held in part").isEmpty();
@@ -486,34 +515,6 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
     }
 
     /** Starts the service with the rule, creates a draft, arms the rule, submits and waits for the halt. */
-    private Crashed crashDuringSubmit(ScenarioRecord s, String rule, String scenarioDir, Timeouts timeouts) {
-        h.ensureService(timeouts);
-        long app = h.client.createDraft("chaos " + scenarioDir);
-        s.rowsBefore.putAll(h.rows(app));
-        String key = LockstepClient.newKey();
-        h.arm(rule);
-        Answer answer;
-        int exit;
-        try {
-            answer = h.client.submit(app, key);
-            exit = h.service.awaitExit(Duration.ofSeconds(30));
-        } finally {
-            h.disarm(rule);
-        }
-        s.clientAnswer = answer.toString();
-        s.note("crashed JVM's transaction-manager timeouts: " + h.service.timeouts());
-        s.note("service JVM exited with code " + exit + "; fault trace: " + h.faultTrace());
-        s.rowsAfterFault.putAll(h.rows(app));
-        s.preparedAfterFault = h.prepared();
-        s.coordinatorLogAfterFault = h.coordinatorLog();
-        assertThat(answer.answered()).as("the halted JVM never answered the submit").isFalse();
-        return new Crashed(app, key);
-    }
-
-    /** The application whose submit the halt cut off, and the Idempotency-Key the client used for it. */
-    private record Crashed(long app, String key) {
-    }
-
     /**
      * Both branches committed, so the product must not report a split: recovery may have retried a commit
      * that met XAER_NOTA (the branch had committed already), which Atomikos takes as committed - rightly here,

@@ -4,12 +4,19 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * One real PostgreSQL server as a separate process that the test owns: it can be crashed
@@ -25,6 +32,8 @@ public final class PostgresServer implements AutoCloseable {
     private final String externalUrl;
     private final String username;
     private final String password;
+    /** Server settings of the next start beyond the suite's own (e.g. those of a replicating primary). */
+    private final Map<String, String> settings = new LinkedHashMap<>();
     private EmbeddedPostgres server;
 
     public PostgresServer(String database, Path dataDirectory, int port) {
@@ -61,13 +70,17 @@ public final class PostgresServer implements AutoCloseable {
             return;
         }
         try {
-            server = EmbeddedPostgres.builder()
+            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                     .setDataDirectory(dataDirectory)
                     .setCleanDataDirectory(false)
                     .setPort(port)
+                    // a standby needs both at least as high as its primary's: every server of the suite has the same
                     .setServerConfig("max_prepared_transactions", "64")
                     .setServerConfig("max_connections", "200")
-                    .start();
+                    // a standby answers only once its startup replay is done; zonky's 10 s is short on a busy 2-core machine
+                    .setPGStartupWait(Duration.ofSeconds(60));
+            settings.forEach(builder::setServerConfig);
+            server = builder.start();
         } catch (IOException e) {
             throw new IllegalStateException("could not start PostgreSQL on port " + port, e);
         }
@@ -98,6 +111,100 @@ public final class PostgresServer implements AutoCloseable {
         closeHandle();
     }
 
+    /** SIGKILL to the postmaster and every backend at once: the machine is lost, nothing is flushed or shut down. */
+    public void kill9() {
+        if (isExternal()) {
+            throw new UnsupportedOperationException("the test cannot kill an external database");
+        }
+        ProcessHandle postmaster = ProcessHandle.of(postmasterPid()).orElseThrow();
+        List<ProcessHandle> all = Stream.concat(Stream.of(postmaster), postmaster.descendants()).toList();
+        all.forEach(ProcessHandle::destroyForcibly);
+        for (ProcessHandle p : all) {
+            try {
+                p.onExit().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("PostgreSQL process " + p.pid() + " did not die", e);
+            }
+        }
+        closeHandle();
+    }
+
+    /**
+     * A streaming standby of this server, made from a cold copy of its data directory: this server must be
+     * stopped cleanly (its shutdown checkpoint makes the copy consistent). The standby follows this server
+     * on its port as {@code applicationName}; this server's next start waits for that standby to flush each
+     * commit and PREPARE TRANSACTION before acknowledging it ({@code synchronous_standby_names}).
+     */
+    public PostgresServer coldCopyAsSynchronousStandby(String applicationName, Path standbyDirectory, int standbyPort) {
+        if (server != null || Files.exists(dataDirectory.resolve("postmaster.pid"))) {
+            throw new IllegalStateException("a cold copy needs the server stopped cleanly: " + dataDirectory);
+        }
+        try {
+            copyTree(dataDirectory, standbyDirectory);
+            Files.writeString(standbyDirectory.resolve("standby.signal"), "");
+            Files.writeString(standbyDirectory.resolve("postgresql.auto.conf"), "primary_conninfo = 'host=127.0.0.1 port=" + port
+                    + " user=" + username + " application_name=" + applicationName + "'\n", StandardOpenOption.APPEND);
+            Path hba = dataDirectory.resolve("pg_hba.conf");
+            if (Files.readAllLines(hba).stream().noneMatch(l -> l.matches("\\s*host\\s+replication\\s.*127\\.0\\.0\\.1/32.*"))) {
+                Files.writeString(hba, "host replication all 127.0.0.1/32 trust\n", StandardOpenOption.APPEND);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("could not make a standby of " + dataDirectory + " in " + standbyDirectory, e);
+        }
+        settings.put("wal_level", "replica");
+        settings.put("synchronous_standby_names", applicationName);
+        settings.put("synchronous_commit", "on"); // zonky's default is off, under which nothing waits for a standby
+        return new PostgresServer(database, standbyDirectory, standbyPort);
+    }
+
+    /** Waits until the standby {@code applicationName} streams from this server as its synchronous standby. */
+    public void awaitSynchronousStandby(String applicationName, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!"streaming sync".equals(replicationState(applicationName))) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("standby " + applicationName + " not a streaming synchronous standby after " + timeout
+                        + ": " + replicationState(applicationName));
+            }
+            sleep(200);
+        }
+    }
+
+    /** {@code state sync_state} of the standby in {@code pg_stat_replication}, or null while it is not connected. */
+    public String replicationState(String applicationName) {
+        try (Connection c = connect(); var s = c.prepareStatement(
+                "select state || ' ' || sync_state from pg_stat_replication where application_name = ?")) {
+            s.setString(1, applicationName);
+            var r = s.executeQuery();
+            return r.next() ? r.getString(1) : null;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Promotes this standby: it ends recovery and becomes a primary that accepts writes. {@code pg_promote()} is the SQL
+     * form of {@code pg_ctl promote} (pg_ctl refuses to run as root, as the suite may; zonky starts it in a user namespace).
+     */
+    public void promote() {
+        try (Connection c = connect(); ResultSet r = c.createStatement().executeQuery("select pg_promote(true, 60)")) {
+            if (!r.next() || !r.getBoolean(1)) {
+                throw new IllegalStateException("the standby on port " + port + " was not promoted within 60 s");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not promote the standby on port " + port, e);
+        }
+    }
+
+    /** {@code pg_is_in_recovery()}: true on a standby, false on a primary. */
+    public boolean inRecovery() {
+        try (Connection c = connect(); ResultSet r = c.createStatement().executeQuery("select pg_is_in_recovery()")) {
+            r.next();
+            return r.getBoolean(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public void stop() {
         closeHandle();
     }
@@ -118,6 +225,26 @@ public final class PostgresServer implements AutoCloseable {
             return Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
         } catch (IOException e) {
             throw new IllegalStateException("no postmaster.pid in " + dataDirectory, e);
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path p : paths.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (!p.getFileName().toString().equals("epg-lock")) { // zonky's lock file of the source server
+                    Files.copy(p, target, StandardCopyOption.COPY_ATTRIBUTES); // PostgreSQL insists on its 0700 directories
+                }
+            }
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 

@@ -55,7 +55,7 @@ public final class ServiceProcess {
     private final int httpPort;
     private final PostgresServer business;
     private final PostgresServer workflow;
-    private final String businessUrl;
+    private String businessUrl;
     private final String workflowUrl;
     private final List<String> settings;
     private ServiceJvm jvm;
@@ -96,8 +96,6 @@ public final class ServiceProcess {
                 "--lockstep.tm.recovery-delay=2s",
                 // as in production just above max-timeout: a DBA may act once the owner could have finished by itself
                 "--lockstep.recovery.owner-window=" + timeouts.max.plusSeconds(2).toSeconds() + "s",
-                // the archival's startup check allows a batch at most half the transaction timeout (SHORT: 8 s)
-                "--lockstep.archival.batch-time-limit=" + timeouts.transaction.dividedBy(2).toSeconds() + "s",
                 // the suite's invariant checker is the judge here; no background repair in between
                 "--lockstep.reconciliation.enabled=false",
                 "--lockstep.db.business.url=" + businessUrl,
@@ -148,6 +146,11 @@ public final class ServiceProcess {
         if (jvm != null) {
             jvm.stop(Duration.ofSeconds(30));
         }
+    }
+
+    /** After a failover: the next start reaches the business database at {@code url} (the promoted standby). */
+    public void pointBusinessAt(String url) {
+        this.businessUrl = url;
     }
 
     public Timeouts timeouts() {

@@ -165,11 +165,17 @@ public final class TcpProxy implements AutoCloseable {
         return withheld.get();
     }
 
-    /** Drops every open connection and refuses new ones. */
-    public void cut() {
+    /**
+     * Drops every open connection and refuses new ones.
+     *
+     * @return how many of the service's connections it dropped (the evidence that the cut hit live traffic)
+     */
+    public int cut() {
         cut = true;
+        int dropped = (int) open.stream().filter(socket -> socket.getLocalPort() == port()).count();
         open.forEach(TcpProxy::closeQuietly);
         open.clear();
+        return dropped;
     }
 
     /** Ends a cut or a blackhole: the connections a blackhole held are closed (as the kernel would once the route is back). */
