@@ -67,9 +67,9 @@ class SoakChaosIT extends ChaosSuite {
             this.pendingDecisions = pendingDecisions;
         }
 
-        /** Distinct global transactions among the in-doubt branches (pgjdbc's gid is formatId_gtrid_bqual). */
+        /** Distinct global transactions among the in-doubt branches ("database gid"; pgjdbc's gid is formatId_gtrid_bqual). */
         long transactions() {
-            return inDoubt.stream().map(g -> g.split("_")[1]).distinct().count();
+            return inDoubt.stream().map(g -> g.substring(g.indexOf(' ') + 1).split("_")[1]).distinct().count();
         }
 
         @Override
