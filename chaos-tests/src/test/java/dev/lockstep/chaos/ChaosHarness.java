@@ -198,7 +198,7 @@ public final class ChaosHarness implements AutoCloseable {
         return rows;
     }
 
-    static String one(Connection c, String sql, Object parameter) throws SQLException {
+    public static String one(Connection c, String sql, Object parameter) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(sql)) {
             s.setObject(1, parameter);
             try (ResultSet r = s.executeQuery()) {
@@ -208,7 +208,7 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     /** Prepared transactions on both servers, with the Atomikos XID decoded from pgjdbc's gid. */
-    List<String> prepared() {
+    public List<String> prepared() {
         List<String> out = new ArrayList<>();
         out.addAll(prepared(business, "business-db"));
         out.addAll(prepared(workflow, "workflow-db"));
@@ -240,6 +240,21 @@ public final class ChaosHarness implements AutoCloseable {
                 + ", bqual " + new String(d.decode(parts[2]), StandardCharsets.UTF_8);
     }
 
+    /** The gids in {@code pg_prepared_xacts} on both servers, each with its server's name: what is in doubt right now. */
+    public java.util.Set<String> preparedGids() {
+        java.util.Set<String> gids = new java.util.TreeSet<>();
+        for (PostgresServer server : List.of(business, workflow)) {
+            try (Connection c = server.connect(); ResultSet r = c.createStatement().executeQuery("select gid from pg_prepared_xacts")) {
+                while (r.next()) {
+                    gids.add(server.database() + " " + r.getString(1));
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return gids;
+    }
+
     int preparedCount(PostgresServer server) {
         try (Connection c = server.connect(); ResultSet r = c.createStatement().executeQuery("select count(*) from pg_prepared_xacts")) {
             r.next();
@@ -250,7 +265,7 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     /** Pending records of the coordinator log (the latest state per transaction id), as Atomikos wrote them. */
-    List<String> coordinatorLog() {
+    public List<String> coordinatorLog() {
         Path dir = service.home().resolve("atomikos");
         Map<String, String> latest = new LinkedHashMap<>();
         if (Files.isDirectory(dir)) {
@@ -354,7 +369,7 @@ public final class ChaosHarness implements AutoCloseable {
         return recovery;
     }
 
-    void awaitNoPrepared(Duration window) {
+    public void awaitNoPrepared(Duration window) {
         long deadline = System.nanoTime() + window.toNanos();
         while (preparedCount(business) + preparedCount(workflow) > 0) {
             if (System.nanoTime() > deadline) {
@@ -364,7 +379,7 @@ public final class ChaosHarness implements AutoCloseable {
         }
     }
 
-    InvariantChecker.Result invariants(ScenarioRecord s, boolean preparedAllowed) {
+    public InvariantChecker.Result invariants(ScenarioRecord s, boolean preparedAllowed) {
         try (Connection b = business.connect(); Connection w = workflow.connect()) {
             InvariantChecker.Result result = checker.check(b, w, preparedAllowed);
             s.invariantViolations = result.violations();
@@ -618,11 +633,11 @@ public final class ChaosHarness implements AutoCloseable {
         return out;
     }
 
-    static String seconds(Duration d) {
+    public static String seconds(Duration d) {
         return String.format("%.1f s", d.toMillis() / 1000.0);
     }
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

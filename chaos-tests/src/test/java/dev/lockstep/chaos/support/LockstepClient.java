@@ -80,10 +80,12 @@ public final class LockstepClient {
     /** As {@link #openTask(long, String)}, assigned to {@code assignee} unless that is null (a countersign has one task per signer). */
     public String openTask(long applicationId, String taskDefinitionKey, String assignee) {
         Answer a = application(applicationId);
-        if (!a.succeeded()) {
-            return null;
-        }
-        for (JsonNode task : a.json().path("openTasks")) {
+        return a.succeeded() ? openTask(a, taskDefinitionKey, assignee) : null;
+    }
+
+    /** The first open task with the given definition key (and assignee, unless null) in an application's details. */
+    public static String openTask(Answer details, String taskDefinitionKey, String assignee) {
+        for (JsonNode task : details.json().path("openTasks")) {
             if (taskDefinitionKey.equals(task.path("taskDefinitionKey").asString())
                     && (assignee == null || assignee.equals(task.path("assignee").asString()))) {
                 return task.path("id").asString();
