@@ -30,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -449,6 +450,17 @@ public final class ChaosHarness implements AutoCloseable {
                 .isEqualTo(workflowPrepared);
     }
 
+    /**
+     * The pending coordinator records of the transaction the fault hit (the one gtrid of its prepared branches).
+     * Other transactions' records may still be pending in the same log: a logged commit replayed at startup
+     * keeps its COMMITTING record until the record expires and Atomikos closes it.
+     */
+    public static List<String> recordsOfHaltedTransaction(ScenarioRecord s) {
+        List<String> gtrids = s.preparedAfterFault.stream().map(p -> p.replaceAll(".*gtrid (\\S+),.*", "$1")).distinct().toList();
+        assertThat(gtrids).as("the prepared branches at the fault are of one transaction").hasSize(1);
+        return s.coordinatorLogAfterFault.stream().filter(line -> line.startsWith(gtrids.get(0) + "|")).toList();
+    }
+
     /** Proof that a crashed server is down: a new connection to it fails. Returns the evidence line. */
     String requireDown(PostgresServer server, String which) {
         try (Connection c = server.connect()) {
@@ -710,11 +722,16 @@ public final class ChaosHarness implements AutoCloseable {
 
     /** Submits with {@code key}, following a 503's Retry-After: right after a fault a pool may still be replacing a connection. */
     Answer submitFollowingRetryAfter(ScenarioRecord s, long app, String key) {
-        Answer answer = client.submit(app, key);
+        return followingRetryAfter(s, () -> client.submit(app, key));
+    }
+
+    /** Sends a request (with its Idempotency-Key) until it is answered other than 503, at most 10 times a second apart. */
+    Answer followingRetryAfter(ScenarioRecord s, Supplier<Answer> send) {
+        Answer answer = send.get();
         for (int attempt = 1; answer.status() == 503 && attempt <= 10; attempt++) {
-            s.note("submit answered 503 " + answer.json().path("code").asString() + "; retrying after its Retry-After");
+            s.note("answered 503 " + answer.json().path("code").asString() + "; retrying after its Retry-After");
             sleep(1000);
-            answer = client.submit(app, key);
+            answer = send.get();
         }
         return answer;
     }

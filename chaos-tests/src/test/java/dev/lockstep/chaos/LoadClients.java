@@ -50,9 +50,10 @@ public final class LoadClients {
 
     /**
      * One request: {@code answer} is the last one the client got; {@code earlier} the answers to the same
-     * key before it (no answer while the service was down, or an answer that says to retry).
+     * key before it (no answer while the service was down, or an answer that says to retry); {@code sent} what
+     * was sent, so that it can be sent again.
      */
-    public record Request(Kind kind, Long applicationId, String key, Answer answer, List<Answer> earlier) {
+    public record Request(Kind kind, Long applicationId, String key, Answer answer, List<Answer> earlier, Sent sent) {
 
         /** The first attempt got no answer, a later one with the same key did. */
         public boolean unknownThenResolved() {
@@ -62,6 +63,11 @@ public final class LoadClients {
         /** An attempt was cut off after the connection was made (the kill hit it in flight), not refused a connection. */
         public boolean cutOffInFlight() {
             return earlier.stream().anyMatch(a -> !a.answered() && !a.error().startsWith("java.net.ConnectException"));
+        }
+
+        /** The same request again, with the same Idempotency-Key, as a client that heard no answer sends it. */
+        public Answer sendAgain(LockstepClient client) {
+            return client.send(sent.user(), "POST", sent.path(), sent.body(), key);
         }
 
         @Override
@@ -229,7 +235,7 @@ public final class LoadClients {
             answer = client.send(user, method, path, body, key);
         }
         Long applicationId = id != null ? id : answer.succeeded() ? Long.valueOf(answer.json().get("id").asLong()) : null;
-        requests.add(new Request(kind, applicationId, key, answer, List.copyOf(earlier)));
+        requests.add(new Request(kind, applicationId, key, answer, List.copyOf(earlier), new Sent(user, path, body)));
         return answer;
     }
 
@@ -253,6 +259,10 @@ public final class LoadClients {
     }
 
     /** What the business database holds of one request: all of it, none of it, or a part (a defect). */
+    /** Who sent a request (all are POSTs), where, and its body. */
+    public record Sent(String user, String path, String body) {
+    }
+
     public enum Held { ALL, NONE, PART }
 
     /**

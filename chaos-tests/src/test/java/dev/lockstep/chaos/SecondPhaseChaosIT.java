@@ -72,7 +72,7 @@ class SecondPhaseChaosIT extends ChaosSuite {
         }
         h.requireHaltEvidence(s, rule, "in the rollback phase, the workflow branch still prepared", 1);
         assertThat(s.preparedAfterFault).as("the branch left prepared is the workflow one").allMatch(p -> p.startsWith("workflow-db"));
-        assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
+        assertThat(ChaosHarness.recordsOfHaltedTransaction(s)).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
         s.note("the business branch's refusal and its rollback, as the service logged them: "
                 + h.serviceLogLines("chaos: deferred check rejects") + " " + h.serviceLogLines("XA resource 'business-db': rollback"));
 
@@ -179,7 +179,7 @@ class SecondPhaseChaosIT extends ChaosSuite {
             String gid = rollBackWorkflowBranchByHand();
             s.faultFired = h.faultTrace() + "\npg_prepared_xacts while the commit was held: " + String.join("; ", s.preparedAfterFault)
                     + "\nROLLBACK PREPARED '" + gid + "' on " + h.workflow.database() + " = " + ChaosHarness.decodeGid(gid);
-            assertThat(s.coordinatorLogAfterFault).as("the commit decision is logged").anyMatch(l -> l.contains("|COMMITTING|"));
+            assertThat(ChaosHarness.recordsOfHaltedTransaction(s)).as("the commit decision is logged").anyMatch(l -> l.contains("|COMMITTING|"));
             answer = submit.get(120, TimeUnit.SECONDS);
         } finally {
             h.disarm(rule);

@@ -11,7 +11,9 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -85,7 +87,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Presumed abort: with no COMMITTING record, recovery rolls both prepared branches back; application stays DRAFT.");
         ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
         h.requireHaltEvidence(s, HaltPoint.BEFORE_DECISION_LOGGED);
-        assertThat(s.coordinatorLogAfterFault).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
+        assertThat(ChaosHarness.recordsOfHaltedTransaction(s)).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
         h.expectRolledBack(s, crash.app());
@@ -103,7 +105,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         // the decision must outlive the restart: the crashing JVM runs with LONG timeouts (see Timeouts)
         ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);
         h.requireHaltEvidence(s, HaltPoint.AFTER_DECISION_LOGGED);
-        assertThat(s.coordinatorLogAfterFault).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
+        assertThat(ChaosHarness.recordsOfHaltedTransaction(s)).as("the commit decision is in the coordinator log").anyMatch(l -> l.contains("|COMMITTING|"));
 
         h.restartAndAwaitNoPrepared(s, Timeouts.LONG, RECOVERY_WINDOW);
         h.expectCommitted(s, crash.app());
@@ -512,9 +514,39 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         assertThat(leaked).as("refused but present").isEmpty();
         assertThat(s.preparedAfterRecovery).isEmpty();
         assertThat(s.invariantViolations).isEmpty();
+        expectRetriesMatchTruth(s, load);
     }
 
-    /** Starts the service with the rule, creates a draft, arms the rule, submits and waits for the halt. */
+    /**
+     * The clients whose requests the kill cut off send them again with the same Idempotency-Key (issue 14,
+     * item 5): each must succeed, replayed exactly when what the databases hold says it had committed, and the
+     * databases must stay consistent (no second application, process or decision).
+     */
+    private void expectRetriesMatchTruth(ScenarioRecord s, LoadClients load) throws Exception {
+        Map<LoadClients.Request, Boolean> committedBeforeRetry = new LinkedHashMap<>();
+        try (Connection b = h.business.connect()) {
+            for (LoadClients.Request r : load.requests()) {
+                if (!r.answer().answered()) {
+                    committedBeforeRetry.put(r, LoadClients.held(b, r) == LoadClients.Held.ALL);
+                }
+            }
+        }
+        List<String> wrong = new ArrayList<>();
+        int replayed = 0;
+        for (Map.Entry<LoadClients.Request, Boolean> cut : committedBeforeRetry.entrySet()) {
+            Answer retry = h.followingRetryAfter(s, () -> cut.getKey().sendAgain(h.client));
+            if (!retry.succeeded() || retry.replayed() != cut.getValue()) {
+                wrong.add(cut.getKey().kind() + " key " + cut.getKey().key() + (cut.getValue() ? " (had committed)" : " (had not)")
+                        + " -> " + retry);
+            }
+            replayed += retry.replayed() ? 1 : 0;
+        }
+        s.note("the " + committedBeforeRetry.size() + " cut-off requests sent again with their keys: " + replayed + " replayed, "
+                + (committedBeforeRetry.size() - replayed) + " ran afresh, " + wrong.size() + " wrong");
+        assertThat(wrong).as("a retry is answered 2xx, replayed exactly when its request had committed").isEmpty();
+        assertThat(h.invariants(s, false).consistent()).as("consistent after the retries: " + s.invariantViolations).isTrue();
+    }
+
     /**
      * Both branches committed, so the product must not report a split: recovery may have retried a commit
      * that met XAER_NOTA (the branch had committed already), which Atomikos takes as committed - rightly here,

@@ -75,9 +75,9 @@ class FailoverChaosIT extends ChaosSuite {
         ChaosHarness.Crashed crash = h.haltDuringSubmit(s, point.rule, "s" + number, Timeouts.SHORT);
         h.requireHaltEvidence(s, point);
         if (point.commits) {
-            assertThat(s.coordinatorLogAfterFault).as("the commit decision is logged").anyMatch(l -> l.contains("|COMMITTING|"));
+            assertThat(ChaosHarness.recordsOfHaltedTransaction(s)).as("the commit decision is logged").anyMatch(l -> l.contains("|COMMITTING|"));
         } else {
-            assertThat(s.coordinatorLogAfterFault).as("no commit decision logged").noneMatch(l -> l.contains("|COMMITTING|"));
+            assertThat(ChaosHarness.recordsOfHaltedTransaction(s)).as("no commit decision logged").noneMatch(l -> l.contains("|COMMITTING|"));
         }
         List<String> onPrimary = gids(h.business);
         assertThat(onPrimary).as("the business branch is prepared on the primary").hasSize(1);
