@@ -47,11 +47,13 @@ final class Benchmark {
 
     /**
      * {@code xaPhases}: the service's own XA phase timers over the window (empty for the single database);
-     * {@code cpuMillisPerCycle}: CPU of each process per cycle ({@link ProcessCpu}; empty where not measured).
+     * {@code cpuMillisPerCycle}: CPU of each process per cycle ({@link ProcessCpu}; empty where not measured);
+     * {@code profile}: where the service JVM spent the window ({@link ServiceProfile}; null where not recorded).
      */
     record DeploymentResult(double seconds, long cycles, double cyclesPerSecond, double writeTransactionsPerSecond,
             Map<Operation, OperationLatency> operations, Map<String, WalPerCycle> walPerCycle,
-            Map<String, XaPhaseStatistics.PhaseTiming> xaPhases, Map<String, Double> cpuMillisPerCycle) {
+            Map<String, XaPhaseStatistics.PhaseTiming> xaPhases, Map<String, Double> cpuMillisPerCycle,
+            ServiceProfile.Summary profile) {
     }
 
     record LevelResult(int clients, DeploymentResult xa, DeploymentResult single, double throughputRatio,
@@ -138,17 +140,31 @@ final class Benchmark {
     }
 
     static DeploymentResult measure(ServiceUnderTest service, int clients, BenchmarkSettings settings) throws Exception {
-        return measure(service, clients, settings.warmup(), settings.measure());
+        Path recording = settings.outputDir().resolve(service.deployment.name().toLowerCase() + "-" + clients + "-clients.jfr");
+        return measure(service, clients, settings.warmup(), settings.measure(), ServiceProfile.wanted(clients) ? recording : null);
     }
 
-    static DeploymentResult measure(ServiceUnderTest service, int clients, Duration warmup, Duration window)
+    static DeploymentResult measure(ServiceUnderTest service, int clients, Duration warmup, Duration window) throws Exception {
+        return measure(service, clients, warmup, window, null);
+    }
+
+    /** {@code recording}: where to write a JFR recording of the service over the window, or null for none. */
+    static DeploymentResult measure(ServiceUnderTest service, int clients, Duration warmup, Duration window, Path recording)
             throws Exception {
         Map<String, WalStatistics> before = new LinkedHashMap<>();
         Map<String, WalStatistics> after = new LinkedHashMap<>();
         List<XaPhaseStatistics> phases = new ArrayList<>();
         List<Map<String, Double>> cpu = new ArrayList<>();
+        List<ServiceProfile> profiling = new ArrayList<>();
+        List<ServiceProfile.Summary> profile = new ArrayList<>();
+        if (recording != null) {
+            ServiceProfile.warmUp(service.pid());
+        }
         LoadRun.Result run = LoadRun.run(service.baseUrl(), clients, warmup, window,
                 () -> {
+                    if (recording != null) {
+                        profiling.add(ServiceProfile.start(service.pid(), recording));
+                    }
                     cpu.add(service.cpuSeconds());
                     before.putAll(walStatistics(service));
                     phases.add(XaPhaseStatistics.parse(service.prometheus()));
@@ -156,6 +172,9 @@ final class Benchmark {
                     cpu.add(service.cpuSeconds());
                     after.putAll(walStatistics(service));
                     phases.add(XaPhaseStatistics.parse(service.prometheus()));
+                    for (ServiceProfile recorder : profiling) {
+                        profile.add(recorder.stop());
+                    }
                 });
         Map<Operation, OperationLatency> operations = new EnumMap<>(Operation.class);
         for (Operation operation : Operation.values()) {
@@ -170,7 +189,8 @@ final class Benchmark {
         });
         return new DeploymentResult(run.seconds(), run.cycles(), run.cyclesPerSecond(),
                 run.cyclesPerSecond() * ApprovalCycleClient.WRITE_TRANSACTIONS_PER_CYCLE, operations, wal,
-                phases.get(1).since(phases.get(0), run.cycles()), ProcessCpu.millisPerCycle(cpu.get(0), cpu.get(1), run.cycles()));
+                phases.get(1).since(phases.get(0), run.cycles()), ProcessCpu.millisPerCycle(cpu.get(0), cpu.get(1), run.cycles()),
+                profile.isEmpty() ? null : profile.get(0));
     }
 
     private static Map<String, WalStatistics> walStatistics(ServiceUnderTest service) throws SQLException {

@@ -19,7 +19,7 @@ class BenchmarkSmokeTest {
     @Test
     void oneClientCompletesApprovalCyclesOnBothDeploymentsAndTheReportIsWritten() throws Exception {
         Path output = Path.of("target/bench-smoke");
-        BenchmarkSettings settings = new BenchmarkSettings(List.of(1), Duration.ofSeconds(3), Duration.ofSeconds(5),
+        BenchmarkSettings settings = new BenchmarkSettings(List.of(1), Duration.ofSeconds(3), Duration.ofSeconds(8),
                 List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"), output);
 
         Benchmark.Report report = Benchmark.run(settings);
@@ -39,9 +39,16 @@ class BenchmarkSmokeTest {
                 "lockstep_workflow", ProcessCpu.LOAD_GENERATOR).allSatisfy((process, millis) -> assertThat(millis).isPositive());
         assertThat(level.single().cpuMillisPerCycle()).containsOnlyKeys(ProcessCpu.SERVICE_JVM, "lockstep",
                 ProcessCpu.LOAD_GENERATOR).allSatisfy((process, millis) -> assertThat(millis).isPositive());
+        // JFR recorded the service over the 1-client window: samples on the CPU and on the request threads
+        for (Benchmark.DeploymentResult deployment : List.of(level.xa(), level.single())) {
+            assertThat(deployment.profile().cpuSamples()).isPositive();
+            assertThat(deployment.profile().requestThreadMillis()).isPositive();
+            assertThat(deployment.profile().wallByLockstepFrame()).isNotEmpty();
+        }
+        assertThat(output.resolve("xa-1-clients.jfr")).isNotEmptyFile();
         assertThat(output.resolve("report.json")).isNotEmptyFile();
         assertThat(output.resolve(LatencyChart.FILE)).isNotEmptyFile();
-        assertThat(Files.readString(output.resolve("summary.md"))).contains("| 1 |");
+        assertThat(Files.readString(output.resolve("summary.md"))).contains("| 1 |").contains("JFR, `xa-1-clients.jfr`");
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.lockstep.bench.Benchmark.DeploymentResult;
 import dev.lockstep.bench.Benchmark.LevelResult;
 import dev.lockstep.bench.Benchmark.OperationLatency;
 import dev.lockstep.bench.Benchmark.Report;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -54,6 +55,7 @@ final class BenchmarkSummary {
             walRows(md, level.clients(), "single", level.single());
         }
         cpuPerCycle(md, report);
+        profiles(md, report);
         xaPhases(md, report);
         engineSettings(md, report.engineSettings());
         if (report.engineSettingsFailure() != null) {
@@ -82,6 +84,37 @@ final class BenchmarkSummary {
                 deployment, process, millis)));
         md.append(format("| %d | %s | **all** | **%.1f** |%n", clients, deployment,
                 result.cpuMillisPerCycle().values().stream().mapToDouble(Double::doubleValue).sum()));
+    }
+
+    /** The JFR summaries: the five heaviest groups of each kind; report.json has ten, the .jfr file everything. */
+    private static void profiles(StringBuilder md, Report report) {
+        for (LevelResult level : report.levels()) {
+            profile(md, level.clients(), "XA", level.xa().profile());
+            profile(md, level.clients(), "single", level.single().profile());
+        }
+    }
+
+    private static void profile(StringBuilder md, int clients, String deployment, ServiceProfile.Summary profile) {
+        if (profile == null) {
+            return;
+        }
+        md.append(format("%n## Where the service JVM spends the window: %s, %d clients (JFR, `%s`)%n%n"
+                + "%d CPU samples (all threads); %.0f ms sampled on the request threads (on the CPU or in native code, e.g."
+                + " waiting for PostgreSQL; JFR's method sampling does not see a thread parked or blocked in Java).%n%n| | by the first frame outside the JDK | %% | by the first Lockstep frame | %% |%n"
+                + "|---|---|---:|---|---:|%n", deployment, clients, profile.recording(), profile.cpuSamples(),
+                profile.requestThreadMillis()));
+        frameRows(md, "CPU", profile.cpuByLibraryFrame(), profile.cpuByLockstepFrame());
+        frameRows(md, "wall, request threads", profile.wallByLibraryFrame(), profile.wallByLockstepFrame());
+    }
+
+    private static void frameRows(StringBuilder md, String kind, List<ServiceProfile.Frame> library, List<ServiceProfile.Frame> lockstep) {
+        for (int i = 0; i < 5 && (i < library.size() || i < lockstep.size()); i++) {
+            ServiceProfile.Frame left = i < library.size() ? library.get(i) : null;
+            ServiceProfile.Frame right = i < lockstep.size() ? lockstep.get(i) : null;
+            md.append(format("| %s | %s | %s | %s | %s |%n", i == 0 ? kind : "", left == null ? "" : "`" + left.frame() + "`",
+                    left == null ? "" : format("%.1f", left.percent()), right == null ? "" : "`" + right.frame() + "`",
+                    right == null ? "" : format("%.1f", right.percent())));
+        }
     }
 
     private static void xaPhases(StringBuilder md, Report report) {

@@ -105,7 +105,11 @@ final class ServiceUnderTest implements Closeable {
     }
 
     /** CPU seconds so far of the service JVM, each of its PostgreSQL servers (by database) and the load generator. */
-    Map<String, Double> cpuSeconds() {
+    long pid() {
+        return jvm.pid();
+    }
+
+        Map<String, Double> cpuSeconds() {
         Map<String, Path> dataDirectories = new LinkedHashMap<>();
         deployment.databases.forEach((role, database) -> dataDirectories.put(database, home.resolve("pg-" + role)));
         return ProcessCpu.sample(jvm.pid(), dataDirectories);
