@@ -59,13 +59,16 @@ class BenchmarkSmokeTest {
                 List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"), output);
 
         ScaleAndRecoveryStages.Result result = ScaleAndRecoveryStages.run(settings,
-                new TodoScaleBenchmark.Sizes(200, 2_000, 20, 8, 8, 4, 4, 3), new RecoveryTimeBenchmark.Sizes(6, Duration.ofMinutes(5), Duration.ofSeconds(30)));
+                new TodoScaleBenchmark.Sizes(200, 2_000, 20, 8, 8, 4, 4, 3, 4), new RecoveryTimeBenchmark.Sizes(6, Duration.ofMinutes(5), Duration.ofSeconds(30)));
 
         TodoScaleBenchmark.Result todo = result.todoScale();
         assertThat(todo.projectionRows()).isEqualTo(2_200);
         assertThat(todo.deepPageReached()).containsEntry(TodoScaleBenchmark.Page.DONE_DEEP, 3);
         assertThat(todo.withIndexes().pages().values()).allSatisfy(page -> assertThat(page.count()).isEqualTo(8));
         assertThat(todo.withIndexes().explain().get(TodoScaleBenchmark.Page.TODO_FIRST)).contains("task_projection");
+        assertThat(todo.concurrent().pages().values()).allSatisfy(page -> assertThat(page.count()).isEqualTo(32));
+        assertThat(todo.withIndexes().profile().requestThreadMillis()).isPositive();
+        assertThat(todo.concurrent().profile()).as("4 readers is not a profiled level").isNull();
         RecoveryTimeBenchmark.Result recovery = result.recovery();
         assertThat(recovery.applications()).isEqualTo(6);
         assertThat(recovery.heldBeforeDecision() + recovery.heldAfterDecision()).isEqualTo(6);

@@ -89,19 +89,20 @@ final class BenchmarkSummary {
     /** The JFR summaries: the five heaviest groups of each kind; report.json has ten, the .jfr file everything. */
     private static void profiles(StringBuilder md, Report report) {
         for (LevelResult level : report.levels()) {
-            profile(md, level.clients(), "XA", level.xa().profile());
-            profile(md, level.clients(), "single", level.single().profile());
+            profile(md, "XA, " + level.clients() + " clients", level.xa().profile());
+            profile(md, "single, " + level.clients() + " clients", level.single().profile());
         }
     }
 
-    private static void profile(StringBuilder md, int clients, String deployment, ServiceProfile.Summary profile) {
+    /** {@code what}: the measured window, e.g. "XA, 16 clients"; nothing when it was not recorded. */
+    static void profile(StringBuilder md, String what, ServiceProfile.Summary profile) {
         if (profile == null) {
             return;
         }
-        md.append(format("%n## Where the service JVM spends the window: %s, %d clients (JFR, `%s`)%n%n"
+        md.append(format("%n## Where the service JVM spends the window: %s (JFR, `%s`)%n%n"
                 + "%d CPU samples (all threads); %.0f ms sampled on the request threads (on the CPU or in native code, e.g."
                 + " waiting for PostgreSQL; JFR's method sampling does not see a thread parked or blocked in Java).%n%n| | by the first frame outside the JDK | %% | by the first Lockstep frame | %% |%n"
-                + "|---|---|---:|---|---:|%n", deployment, clients, profile.recording(), profile.cpuSamples(),
+                + "|---|---|---:|---|---:|%n", what, profile.recording(), profile.cpuSamples(),
                 profile.requestThreadMillis()));
         frameRows(md, "CPU", profile.cpuByLibraryFrame(), profile.cpuByLockstepFrame());
         frameRows(md, "wall, request threads", profile.wallByLibraryFrame(), profile.wallByLockstepFrame());

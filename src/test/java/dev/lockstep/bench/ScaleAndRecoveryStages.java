@@ -38,6 +38,12 @@ final class ScaleAndRecoveryStages {
             latencyRow(md, page, "primary key only", todo.withoutIndexes().pages().get(page));
             latencyRow(md, page, "migrations' indexes", todo.withIndexes().pages().get(page));
         }
+        TodoScaleBenchmark.ConcurrentPass concurrent = todo.concurrent();
+        for (TodoScaleBenchmark.Page page : TodoScaleBenchmark.Page.values()) {
+            latencyRow(md, page, "migrations' indexes, " + concurrent.readers() + " readers at once", concurrent.pages().get(page));
+        }
+        BenchmarkSummary.profile(md, "todo and done pages, one request at a time", todo.withIndexes().profile());
+        BenchmarkSummary.profile(md, "todo and done pages, " + concurrent.readers() + " readers at once", concurrent.profile());
         md.append(format("%nIndex scans by the served queries (pg_stat_user_indexes) without / with indexes: %s / %s%n",
                 todo.withoutIndexes().indexScans(), todo.withIndexes().indexScans()));
         for (TodoScaleBenchmark.Page page : TodoScaleBenchmark.Page.values()) {

@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -67,6 +68,21 @@ final class ServiceProfile {
         String levels = System.getProperty("bench.profile-clients", "1,16").trim();
         return !levels.equals("none") && Arrays.stream(levels.split(",")).map(String::trim).anyMatch(level -> level.equals(
                 Integer.toString(clients)));
+    }
+
+    /** What {@code work} returned, with the recording of the service while it ran (null when not {@code wanted}). */
+    record Recorded<T>(T value, Summary profile) {
+    }
+
+    /** Runs {@code work}, recording the JVM {@code pid} meanwhile into {@code file} when {@code wanted}. */
+    static <T> Recorded<T> during(long pid, Path file, boolean wanted, Callable<T> work) throws Exception {
+        if (!wanted) {
+            return new Recorded<>(work.call(), null);
+        }
+        warmUp(pid);
+        ServiceProfile recording = start(pid, file);
+        T value = work.call();
+        return new Recorded<>(value, recording.stop());
     }
 
     /**

@@ -23,7 +23,11 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -45,8 +49,9 @@ final class TodoScaleBenchmark {
 
     enum Page { TODO_FIRST, TODO_DEEP, DONE_FIRST, DONE_DEEP }
 
+    /** {@code readers}: how many read the pages at once in the concurrent pass (with indexes, {@code 4 × requests} per page). */
     record Sizes(int openTasks, int historicTasks, int users, int groups, int requests, int requestsWithoutIndexes,
-            int warmupRequests, int deepPage) {
+            int warmupRequests, int deepPage, int readers) {
 
         /** {@code bench.todo.*} system properties; the defaults are the scale. */
         static Sizes fromSystemProperties() {
@@ -54,17 +59,25 @@ final class TodoScaleBenchmark {
                     Integer.getInteger("bench.todo.historic-tasks", 1_000_000), Integer.getInteger("bench.todo.users", 1_000),
                     Integer.getInteger("bench.todo.groups", 50), Integer.getInteger("bench.todo.requests", 500),
                     Integer.getInteger("bench.todo.requests-without-indexes", 20),
-                    Integer.getInteger("bench.todo.warmup-requests", 100), Integer.getInteger("bench.todo.deep-page", 25));
+                    Integer.getInteger("bench.todo.warmup-requests", 100), Integer.getInteger("bench.todo.deep-page", 25),
+                    Integer.getInteger("bench.todo.readers", 16));
         }
     }
 
-    /** One measured pass over the four pages; {@code indexScans} counts what the served queries used, per index. */
+    /**
+     * One measured pass over the four pages, one request at a time; {@code indexScans} counts what the served queries
+     * used, per index; {@code profile} is the service's JFR summary over the pass (with indexes; null without).
+     */
     record Pass(List<String> indexes, Map<Page, OperationLatency> pages, Map<String, Long> indexScans,
-            Map<Page, String> explain) {
+            Map<Page, String> explain, ServiceProfile.Summary profile) {
+    }
+
+    /** The pages read by {@code readers} clients at once, with indexes, and the service's JFR summary meanwhile. */
+    record ConcurrentPass(int readers, Map<Page, OperationLatency> pages, ServiceProfile.Summary profile) {
     }
 
     record Result(Sizes sizes, double seedSeconds, long projectionRows, long applications, String tableSize,
-            Map<Page, Integer> deepPageReached, Pass withoutIndexes, Pass withIndexes) {
+            Map<Page, Integer> deepPageReached, Pass withoutIndexes, Pass withIndexes, ConcurrentPass concurrent) {
     }
 
     /** The demo approvers, who can log in over HTTP, and the candidate group each belongs to. */
@@ -120,14 +133,19 @@ final class TodoScaleBenchmark {
                 Map<Page, Integer> reached = new EnumMap<>(Page.class);
                 Map<Page, List<String>> cursors = deepCursors(http, service.baseUrl(), sizes.deepPage(), reached);
                 Pass without = measure(db, http, service.baseUrl(), cursors, List.of(), sizes.requestsWithoutIndexes(),
-                        CALLERS.size());
+                        CALLERS.size(), service.pid(), null);
                 for (String index : indexes) {
                     execute(db, index);
                 }
                 execute(db, "analyze task_projection");
                 execute(db, "analyze task_offer");
-                Pass with = measure(db, http, service.baseUrl(), cursors, indexes, sizes.requests(), sizes.warmupRequests());
-                return new Result(sizes, seedSeconds, rows, applications, size, reached, without, with);
+                Pass with = measure(db, http, service.baseUrl(), cursors, indexes, sizes.requests(), sizes.warmupRequests(),
+                        service.pid(), settings.outputDir().resolve("todo-pages-1-reader.jfr"));
+                var concurrent = ServiceProfile.during(service.pid(), settings.outputDir().resolve("todo-pages-" + sizes.readers()
+                        + "-readers.jfr"), ServiceProfile.wanted(sizes.readers()), () -> timePagesConcurrently(http, service.baseUrl(),
+                        cursors, 4 * sizes.requests(), sizes.readers()));
+                return new Result(sizes, seedSeconds, rows, applications, size, reached, without, with,
+                        new ConcurrentPass(sizes.readers(), concurrent.value(), concurrent.profile()));
             }
         }
     }
@@ -213,17 +231,20 @@ final class TodoScaleBenchmark {
         return cursors;
     }
 
+    /** {@code recording}: where the JFR recording of the service over the pass goes (its JVM is {@code pid}), or null for none. */
     private static Pass measure(Connection db, HttpClient http, String baseUrl, Map<Page, List<String>> cursors,
-            List<String> indexes, int requests, int warmup) throws Exception {
+            List<String> indexes, int requests, int warmup, long pid, Path recording) throws Exception {
         Map<String, Long> scansBefore = indexScans(db);
-        Map<Page, OperationLatency> latencies = timePages(http, baseUrl, cursors, requests, warmup);
+        timePages(http, baseUrl, cursors, 0, warmup);
+        var latencies = ServiceProfile.during(pid, recording, recording != null && ServiceProfile.wanted(1),
+                () -> timePages(http, baseUrl, cursors, requests, 0));
         Map<String, Long> scans = new LinkedHashMap<>();
         indexScans(db).forEach((index, count) -> scans.put(index, count - scansBefore.getOrDefault(index, 0L)));
         Map<Page, String> explain = new EnumMap<>(Page.class);
         for (Page page : Page.values()) {
             explain.put(page, explain(db, page, cursors.get(page).get(0)));
         }
-        return new Pass(indexes, latencies, scans, explain);
+        return new Pass(indexes, latencies.value(), scans, explain, latencies.profile());
     }
 
     /**
@@ -234,12 +255,11 @@ final class TodoScaleBenchmark {
             int warmup) throws IOException, InterruptedException {
         Map<Page, OperationLatency> latencies = new EnumMap<>(Page.class);
         for (Page page : Page.values()) {
-            String path = page == Page.TODO_FIRST || page == Page.TODO_DEEP ? "/api/tasks" : "/api/tasks/done";
             Histogram micros = new Histogram(TimeUnit.MINUTES.toMicros(2), 3);
             for (int i = 0; i < warmup + requests; i++) {
                 int caller = i % CALLERS.size();
                 long start = System.nanoTime();
-                get(http, baseUrl, CALLERS.get(caller), path, cursors.get(page).get(caller));
+                get(http, baseUrl, CALLERS.get(caller), path(page), cursors.get(page).get(caller));
                 if (i >= warmup) {
                     micros.recordValue(Math.min(micros.getHighestTrackableValue(), Math.max(1, (System.nanoTime() - start) / 1000)));
                 }
@@ -247,6 +267,45 @@ final class TodoScaleBenchmark {
             latencies.put(page, OperationLatency.of(micros, 0));
         }
         return latencies;
+    }
+
+    /**
+     * Each page read by {@code readers} clients at once, {@code requests} requests in all, each client round-robin over the
+     * demo approvers from its own offset, at the cursors {@link #deepCursors} found.
+     */
+    static Map<Page, OperationLatency> timePagesConcurrently(HttpClient http, String baseUrl, Map<Page, List<String>> cursors,
+            int requests, int readers) throws Exception {
+        Map<Page, OperationLatency> latencies = new EnumMap<>(Page.class);
+        ExecutorService pool = Executors.newFixedThreadPool(readers);
+        try {
+            for (Page page : Page.values()) {
+                Histogram micros = new ConcurrentHistogram(TimeUnit.MINUTES.toMicros(2), 3);
+                List<Future<?>> clients = new ArrayList<>();
+                for (int reader = 0; reader < readers; reader++) {
+                    int first = reader;
+                    clients.add(pool.submit(() -> {
+                        for (int i = first; i < requests; i += readers) {
+                            int caller = i % CALLERS.size();
+                            long start = System.nanoTime();
+                            get(http, baseUrl, CALLERS.get(caller), path(page), cursors.get(page).get(caller));
+                            micros.recordValue(Math.min(micros.getHighestTrackableValue(), Math.max(1, (System.nanoTime() - start) / 1000)));
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> client : clients) {
+                    client.get();
+                }
+                latencies.put(page, OperationLatency.of(micros, 0));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return latencies;
+    }
+
+    private static String path(Page page) {
+        return page == Page.TODO_FIRST || page == Page.TODO_DEEP ? "/api/tasks" : "/api/tasks/done";
     }
 
     /** Index scans per index of task_projection so far, from PostgreSQL's statistics (the served queries' real plans). */
