@@ -5,11 +5,13 @@ import dev.lockstep.security.browser.BrowserSession;
 import dev.lockstep.security.login.LoginThrottle;
 import dev.lockstep.security.login.LoginThrottleFilter;
 import jakarta.servlet.DispatcherType;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -32,6 +34,8 @@ import org.springframework.security.web.authentication.UsernamePasswordAuthentic
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(LockstepSecurityProperties.class)
 public class SecurityConfiguration {
+
+    static final String VERIFIED_PASSWORD_TTL = "lockstep.security.verified-password-ttl";
 
     static final String REALM = "lockstep";
 
@@ -97,11 +101,19 @@ public class SecurityConfiguration {
         return http.build();
     }
 
-    /** Only the encodings {@link ConfiguredUsers} accepts, so a password that passed the startup check can match. */
+    /**
+     * Only the encodings {@link ConfiguredUsers} accepts, so a password that passed the startup check can match; a
+     * verified password is remembered for {@code lockstep.security.verified-password-ttl} ({@link VerifiedPasswords}).
+     */
     @Bean
-    PasswordEncoder passwordEncoder() {
-        return new DelegatingPasswordEncoder("bcrypt", Map.of(
+    PasswordEncoder passwordEncoder(@Value("${" + VERIFIED_PASSWORD_TTL + ":60s}") Duration verifiedPasswordTtl) {
+        if (verifiedPasswordTtl.isNegative() || verifiedPasswordTtl.compareTo(Duration.ofHours(1)) > 0) {
+            throw new StartupCheckFailure(VERIFIED_PASSWORD_TTL, "is " + verifiedPasswordTtl + "; it must be between 0 and 1h.",
+                    "set a short duration such as 60s (how long a verified Basic password is remembered), or 0 to verify"
+                            + " every request with bcrypt.");
+        }
+        return new VerifiedPasswords(new DelegatingPasswordEncoder("bcrypt", Map.of(
                 "bcrypt", new BCryptPasswordEncoder(),
-                "noop", NoOpPasswordEncoder.getInstance()));
+                "noop", NoOpPasswordEncoder.getInstance())), verifiedPasswordTtl);
     }
 }

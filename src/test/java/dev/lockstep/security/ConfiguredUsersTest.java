@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.platform.StartupCheckFailure;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.security.core.GrantedAuthority;
@@ -15,7 +16,7 @@ class ConfiguredUsersTest {
     // bcrypt of "s3cret" at cost 10, the $2y$ flavour htpasswd -nbBC 10 prints ($2y$).
     private static final String S3CRET_BCRYPT = "{bcrypt}$2y$10$uo34p17fx6Det0DCWD5oPeYLEiMRKUaJgTOnBAe.qIBS8bs9D9p0K";
 
-    private final PasswordEncoder encoder = new SecurityConfiguration().passwordEncoder();
+    private final PasswordEncoder encoder = new SecurityConfiguration().passwordEncoder(Duration.ofMinutes(1));
 
     @Test
     void validUsersKeepTheirEncodedPasswordRolesAndGroups() {
