@@ -98,6 +98,20 @@ public enum ApplicationRule implements ReconciliationRule {
                 : incident(first, difference);
     }),
 
+    /**
+     * Each action counts itself in both databases in one XA transaction (application.action_seq and the run's
+     * ActionFence variable). A running run that holds another count saw an action commit in one database only: a
+     * branch rolled back by hand after the commit decision. Which side is right is a human decision.
+     */
+    ACTION_FENCE_DRIFT(evidence -> {
+        Instance run = evidence.hasStatus("APPROVING") ? evidence.active(evidence.processInstanceId()) : null;
+        if (run == null || run.actionSeq() == null || run.actionSeq() == evidence.actionSeq()) {
+            return null;
+        }
+        return incident(evidence, "application counts " + evidence.actionSeq() + " actions but its running process " + run.id()
+                + " holds action " + run.actionSeq() + ": an action committed in one database only");
+    }),
+
     /** The todo projection must list exactly the engine's open tasks, with their assignees. */
     PROJECTION_DRIFT(evidence -> {
         Set<Evidence.Task> engine = new HashSet<>(evidence.openTasks());

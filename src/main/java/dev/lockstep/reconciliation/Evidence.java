@@ -11,7 +11,7 @@ import java.util.Map;
  * The rules judge this alone, and it is stored as the evidence snapshot of a repair or an incident.
  */
 public record Evidence(long applicationId, String approvalStatus, String processInstanceId, String processDefinitionId,
-        int lifecycleNo, Instant updatedAt, List<Binding> bindings, List<String> decisions, List<StuckCommand> stuckCommands,
+        int lifecycleNo, long actionSeq, Instant updatedAt, List<Binding> bindings, List<String> decisions, List<StuckCommand> stuckCommands,
         List<Instance> activeInstances, List<EndedInstance> endedInstances, List<Task> openTasks, List<Job> jobs,
         List<Task> projectedOpenTasks, Publication publication) {
 
@@ -42,8 +42,12 @@ public record Evidence(long applicationId, String approvalStatus, String process
     public record StuckCommand(String requestId, String commandType, Instant createdAt) {
     }
 
-    /** A running process instance with its executions (parallel branches, multi-instance, waits). */
-    public record Instance(String id, String definitionId, int definitionVersion, boolean suspended, int executions) {
+    /**
+     * A running process instance with its executions (parallel branches, multi-instance, waits) and the number of the
+     * last action on it the workflow database holds ({@code ActionFence}; null for a run started before the fence existed).
+     */
+    public record Instance(String id, String definitionId, int definitionVersion, boolean suspended, int executions,
+            Long actionSeq) {
     }
 
     /** A finished process instance and the explicit outcome its end recorded (null when none). */
@@ -62,7 +66,12 @@ public record Evidence(long applicationId, String approvalStatus, String process
     }
 
     public boolean isActive(String instanceId) {
-        return activeInstances.stream().anyMatch(instance -> instance.id().equals(instanceId));
+        return active(instanceId) != null;
+    }
+
+    /** The running instance {@code instanceId}, or null when it does not run. */
+    public Instance active(String instanceId) {
+        return activeInstances.stream().filter(instance -> instance.id().equals(instanceId)).findFirst().orElse(null);
     }
 
     public boolean isBound(String instanceId) {
@@ -91,8 +100,8 @@ public record Evidence(long applicationId, String approvalStatus, String process
 
     /** This evidence with the catalog's answers about its published events, asked before (never inside) a transaction. */
     public Evidence withCatalog(Map<String, Lookup> answers) {
-        return new Evidence(applicationId, approvalStatus, processInstanceId, processDefinitionId, lifecycleNo, updatedAt, bindings,
-                decisions, stuckCommands, activeInstances, endedInstances, openTasks, jobs, projectedOpenTasks,
+        return new Evidence(applicationId, approvalStatus, processInstanceId, processDefinitionId, lifecycleNo, actionSeq, updatedAt,
+                bindings, decisions, stuckCommands, activeInstances, endedInstances, openTasks, jobs, projectedOpenTasks,
                 new Publication(publication.status(), publication.events(), Map.copyOf(answers), publication.overdueBefore()));
     }
 }

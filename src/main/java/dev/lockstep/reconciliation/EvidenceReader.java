@@ -8,6 +8,7 @@ import dev.lockstep.reconciliation.Evidence.Job;
 import dev.lockstep.reconciliation.Evidence.OutboxEvent;
 import dev.lockstep.reconciliation.Evidence.StuckCommand;
 import dev.lockstep.reconciliation.Evidence.Task;
+import dev.lockstep.workflow.ActionFence;
 import dev.lockstep.workflow.ApprovalProcess;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -75,7 +76,7 @@ class EvidenceReader {
     }
 
     private record Row(long id, String status, String processInstanceId, String processDefinitionId, int lifecycleNo,
-            Instant updatedAt, String publishStatus) {
+            long actionSeq, Instant updatedAt, String publishStatus) {
     }
 
     /** Empty when there is no such application. */
@@ -103,7 +104,8 @@ class EvidenceReader {
         List<Job> jobs = new ArrayList<>();
         for (ProcessInstance instance : runtime.createProcessInstanceQuery().processInstanceBusinessKey(key)
                 .orderByProcessInstanceId().asc().list()) {
-            active.add(instance(instance, (int) runtime.createExecutionQuery().processInstanceId(instance.getId()).count()));
+            active.add(instance(instance, (int) runtime.createExecutionQuery().processInstanceId(instance.getId()).count(),
+                    actionSeq(runtime.getVariable(instance.getId(), ActionFence.VARIABLE))));
             jobs.addAll(jobsOf(instance.getId()));
         }
         List<HistoricProcessInstance> ended = history.createHistoricProcessInstanceQuery().processInstanceBusinessKey(key).finished().list();
@@ -153,10 +155,12 @@ class EvidenceReader {
         if (!runningKeys.isEmpty()) {
             Map<String, Integer> executions = executionCounts(runningKeys.keySet());
             Map<String, List<Job>> jobsByInstance = jobsOf(runningKeys.keySet());
+            Map<String, Long> actionSeqs = actionSeqsOf(runningKeys.keySet());
             for (ProcessInstance instance : runtime.createProcessInstanceQuery().processInstanceIds(runningKeys.keySet())
                     .orderByProcessInstanceId().asc().list()) {
                 String key = runningKeys.get(instance.getId());
-                active.computeIfAbsent(key, k -> new ArrayList<>()).add(instance(instance, executions.getOrDefault(instance.getId(), 0)));
+                active.computeIfAbsent(key, k -> new ArrayList<>()).add(instance(instance, executions.getOrDefault(instance.getId(), 0),
+                        actionSeqs.get(instance.getId())));
                 jobs.computeIfAbsent(key, k -> new ArrayList<>()).addAll(jobsByInstance.getOrDefault(instance.getId(), List.of()));
             }
             tasks.createTaskQuery().processInstanceIdIn(List.copyOf(runningKeys.keySet())).orderByTaskId().asc().list()
@@ -198,6 +202,19 @@ class EvidenceReader {
         return counts;
     }
 
+    /** The action fence's count each instance holds: a variable of the process instance's own execution. */
+    private Map<String, Long> actionSeqsOf(Set<String> processInstanceIds) {
+        Map<String, Long> seqs = new HashMap<>();
+        runtime.getVariableInstancesByExecutionIds(processInstanceIds).stream()
+                .filter(variable -> variable.getName().equals(ActionFence.VARIABLE))
+                .forEach(variable -> seqs.put(variable.getExecutionId(), actionSeq(variable.getValue())));
+        return seqs;
+    }
+
+    private static Long actionSeq(Object variable) {
+        return variable == null ? null : ((Number) variable).longValue();
+    }
+
     /** Each instance's jobs in the order {@link #jobsOf(String)} gives them: executable, timer, suspended, dead-letter, by id. */
     private Map<String, List<Job>> jobsOf(Set<String> processInstanceIds) {
         String in = markers(processInstanceIds.size());
@@ -221,10 +238,11 @@ class EvidenceReader {
         Object[] numbers = ids.toArray();
         Object[] keys = ids.stream().map(String::valueOf).toArray();
         List<Row> applications = business.query("""
-                select id, approval_status, process_instance_id, process_definition_id, lifecycle_no, updated_at, publish_status
+                select id, approval_status, process_instance_id, process_definition_id, lifecycle_no, action_seq, updated_at,
+                       publish_status
                   from application where id in (%s) order by id
                 """.formatted(in), (rs, n) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getInt(5),
-                rs.getTimestamp(6).toInstant(), rs.getString(7)), numbers);
+                rs.getLong(6), rs.getTimestamp(7).toInstant(), rs.getString(8)), numbers);
         if (applications.isEmpty()) {
             return Map.of();
         }
@@ -273,7 +291,7 @@ class EvidenceReader {
             List<String> currentDecisions = decisions.getOrDefault(key, List.of()).stream()
                     .filter(decision -> decision.getKey() == application.lifecycleNo()).map(Map.Entry::getValue).toList();
             evidence.put(application.id(), new Evidence(application.id(), application.status(), application.processInstanceId(),
-                    application.processDefinitionId(), application.lifecycleNo(), application.updatedAt(),
+                    application.processDefinitionId(), application.lifecycleNo(), application.actionSeq(), application.updatedAt(),
                     bindings.getOrDefault(key, List.of()), currentDecisions, stuck.getOrDefault(key, List.of()), workflowSide.active(),
                     ended, workflowSide.open(), workflowSide.jobs(), projected.getOrDefault(key, List.of()),
                     new Evidence.Publication(application.publishStatus(), outbox.getOrDefault(key, List.of()), Map.of(), overdueBefore)));
@@ -296,10 +314,10 @@ class EvidenceReader {
         return all.toArray();
     }
 
-    private static Instance instance(ProcessInstance instance, int executions) {
+    private static Instance instance(ProcessInstance instance, int executions, Long actionSeq) {
         return new Instance(instance.getId(), instance.getProcessDefinitionId(),
                 instance.getProcessDefinitionVersion() == null ? 0 : instance.getProcessDefinitionVersion(), instance.isSuspended(),
-                executions);
+                executions, actionSeq);
     }
 
     private static Task task(org.activiti.engine.task.Task task) {

@@ -1,6 +1,7 @@
 package dev.lockstep.recovery;
 
 import dev.lockstep.web.ApiException;
+import dev.lockstep.workflow.ActionFence;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,8 +21,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * Finds applications whose business state and process state disagree — what a silently lost
  * branch leaves behind (Atomikos treats a branch that vanished at commit time as committed). The
- * engine is asked through its API only. Applications changed within the settle time are skipped,
- * so a commit still travelling between the two databases is not reported.
+ * engine is asked through its API only. Besides the status, each action's count (the action fence) is compared:
+ * a run holding another count than its application saw an action commit in one database only. Applications
+ * changed within the settle time are skipped, so a commit still travelling between the two databases is not
+ * reported.
  */
 public class CrossDatabaseCheck {
 
@@ -47,17 +50,17 @@ public class CrossDatabaseCheck {
     }
 
     public List<Mismatch> check() {
-        record Row(long id, String status, String processInstanceId, Instant updatedAt, boolean archived) {
+        record Row(long id, String status, String processInstanceId, long actionSeq, Instant updatedAt, boolean archived) {
         }
         // an archived process has ended: its history moved from the engine to archived_process
         List<Row> rows = business.query("""
-                select id, approval_status, process_instance_id, updated_at,
+                select id, approval_status, process_instance_id, action_seq, updated_at,
                        case when exists (select 1 from archived_process h
                                           where h.process_instance_id = application.process_instance_id) then 1 else 0 end
                   from application
                 where process_instance_id is not null and updated_at < ? order by updated_at desc fetch first ? rows only
-                """, (row, n) -> new Row(row.getLong(1), row.getString(2), row.getString(3), row.getTimestamp(4).toInstant(),
-                row.getInt(5) == 1), Timestamp.from(clock.instant().minus(settle)), LIMIT);
+                """, (row, n) -> new Row(row.getLong(1), row.getString(2), row.getString(3), row.getLong(4),
+                row.getTimestamp(5).toInstant(), row.getInt(6) == 1), Timestamp.from(clock.instant().minus(settle)), LIMIT);
         if (rows.isEmpty()) {
             return List.of();
         }
@@ -65,9 +68,16 @@ public class CrossDatabaseCheck {
         rows.forEach(row -> ids.add(row.processInstanceId()));
         Set<String> running = new HashSet<>();
         Map<String, Boolean> ended = new HashMap<>();
+        Map<String, Long> fence = new HashMap<>();
         try {
             for (ProcessInstance instance : runtime.createProcessInstanceQuery().processInstanceIds(ids).list()) {
                 running.add(instance.getId());
+            }
+            if (!running.isEmpty()) {
+                // the count is a variable of the process instance's own execution, whose id is the instance's
+                runtime.getVariableInstancesByExecutionIds(running).stream()
+                        .filter(variable -> variable.getName().equals(ActionFence.VARIABLE) && variable.getValue() != null)
+                        .forEach(variable -> fence.put(variable.getExecutionId(), ((Number) variable.getValue()).longValue()));
             }
             for (HistoricProcessInstance instance : history.createHistoricProcessInstanceQuery().processInstanceIds(ids).list()) {
                 ended.put(instance.getId(), instance.getEndTime() != null);
@@ -82,6 +92,11 @@ public class CrossDatabaseCheck {
             String engineState = running.contains(row.processInstanceId()) ? "RUNNING"
                     : row.archived() || Boolean.TRUE.equals(ended.get(row.processInstanceId())) ? "ENDED" : "UNKNOWN";
             String problem = problem(row.status(), engineState);
+            Long engineActionSeq = fence.get(row.processInstanceId());
+            if (problem == null && "RUNNING".equals(engineState) && engineActionSeq != null && engineActionSeq != row.actionSeq()) {
+                problem = "the application counts " + row.actionSeq() + " actions but its process holds action " + engineActionSeq
+                        + ": an action committed in one database only";
+            }
             if (problem != null) {
                 mismatches.add(new Mismatch(row.id(), row.status(), row.processInstanceId(), engineState, problem,
                         row.updatedAt()));

@@ -171,7 +171,7 @@ class ReconciliationPagesTest extends UseCaseIntegrationTest {
     private static Evidence comparable(Evidence evidence) {
         Evidence.Publication publication = evidence.publication();
         return new Evidence(evidence.applicationId(), evidence.approvalStatus(), evidence.processInstanceId(),
-                evidence.processDefinitionId(), evidence.lifecycleNo(), evidence.updatedAt(), evidence.bindings(), evidence.decisions(),
+                evidence.processDefinitionId(), evidence.lifecycleNo(), evidence.actionSeq(), evidence.updatedAt(), evidence.bindings(), evidence.decisions(),
                 evidence.stuckCommands(), evidence.activeInstances(), evidence.endedInstances(), evidence.openTasks(), evidence.jobs(),
                 evidence.projectedOpenTasks(), new Evidence.Publication(publication.status(), publication.events(),
                 publication.catalog(), null));

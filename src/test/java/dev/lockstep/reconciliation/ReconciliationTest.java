@@ -68,7 +68,7 @@ class ReconciliationTest extends UseCaseIntegrationTest {
         long id = ApiFlows.createDraft(api, "LOW", false);
         String run = ApiFlows.submit(api, id);
         approve("bob", run, "managerApproval");
-        BusinessBranchRolledBackByHand dba = new BusinessBranchRolledBackByHand(db);
+        BranchRolledBackByHand dba = BranchRolledBackByHand.onBusiness(db);
         faults.afterCall("applicationRepository", "close", () -> dba.enlistIn(transactionManager));
         ApiFlows.complete(api, "frank", ApiFlows.openTaskId(db, run, "finalApproval"), "APPROVE");
         assertThat(dba.rolledBack()).isNotNull();
@@ -94,9 +94,43 @@ class ReconciliationTest extends UseCaseIntegrationTest {
     }
 
     @Test
+    void aDecisionAtTheJoinWhoseWorkflowBranchWasRolledBackByHandIsAnIncidentNotARepair() {
+        long id = ApiFlows.createDraft(api, "LOW", true);
+        String run = ApiFlows.submit(api, id);
+        approve("bob", run, "managerApproval");
+        approve("carol", run, "legalReview");
+        BranchRolledBackByHand dba = BranchRolledBackByHand.onWorkflow(db);
+        faults.afterCall("approvalProcess", "complete", () -> dba.enlistIn(transactionManager));
+        Api.Response told = ApiFlows.complete(api, "dave", ApiFlows.openTaskId(db, run, "financeReview"), "APPROVE");
+        assertThat(dba.rolledBack()).isNotNull();
+        assertThat(told.status()).as("the client hears success: the coordinator took the vanished branch for committed").isEqualTo(200);
+        // the split, read with plain SQL: the decision is in the business database only
+        assertThat(db.business().queryForObject("select count(*) from approval_record where application_id = ? and task_definition_key"
+                + " = 'financeReview'", Integer.class, id)).isEqualTo(1);
+        assertThat(db.workflow().queryForList("select task_def_key_ from act_ru_task where proc_inst_id_ = ?", String.class, run))
+                .containsExactly("financeReview");
+        long counted = db.business().queryForObject("select action_seq from application where id = ?", Long.class, id);
+        ageApplication(id);
+
+        runAndWait("INCREMENTAL");
+
+        long incident = openIncident(id, "ACTION_FENCE_DRIFT");
+        assertThat(db.business().queryForObject("select difference from reconciliation_incident where id = ?", String.class, incident))
+                .contains("counts " + counted + " actions", "holds action " + (counted - 1));
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?", Integer.class, id))
+                .as("the projection is not rebuilt over a decision one database lacks").isZero();
+        assertThat(db.business().queryForObject("select count(*) from task_projection where application_id = ? and state = 'OPEN'"
+                + " and task_definition_key = 'finalApproval'", Integer.class, id)).as("the projection still shows the business side").isEqualTo(1);
+        Api.Response mismatches = api.get("dba1", "/api/recovery/mismatches");
+        assertThat(mismatches.status()).isEqualTo(200);
+        assertThat(mismatches.body()).contains("\"applicationId\":" + id, "one database only");
+        assertFrozen(ApiFlows.complete(api, "dave", ApiFlows.openTaskId(db, run, "financeReview"), "APPROVE"), incident);
+    }
+
+    @Test
     void aSubmissionWhoseBusinessBranchWasRolledBackByHandFreezesTheDraftUntilFourEyesCloseTheIncident() {
         long id = ApiFlows.createDraft(api, "LOW", false);
-        BusinessBranchRolledBackByHand dba = new BusinessBranchRolledBackByHand(db);
+        BranchRolledBackByHand dba = BranchRolledBackByHand.onBusiness(db);
         faults.afterCall("applicationRepository", "markApproving", () -> dba.enlistIn(transactionManager));
         api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key());
         assertThat(dba.rolledBack()).isNotNull();
