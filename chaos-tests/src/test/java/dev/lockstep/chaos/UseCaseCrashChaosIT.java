@@ -32,6 +32,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * decision is replayed to both branches however late the restart comes. CI runs every point for the
  * final decision and the two around the commit decision for the others; {@code -Dchaos.matrix=full}
  * runs all 25 (docs/compliance.md).
+ *
+ * <p>Scenarios 61-70 bring the second-phase halts of scenarios 45 and 46 to the same five use cases, in CI:
+ * the JVM halted in the rollback phase after the business branch refused to prepare (61-65), and after both
+ * commits before the coordinator logs TERMINATED (66-70). The vanished branch (71-75) leaves its applications
+ * split on purpose and runs in its own class, {@link UseCaseVanishedBranchChaosIT}.
  */
 class UseCaseCrashChaosIT extends ChaosSuite {
 
