@@ -29,6 +29,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -85,6 +87,13 @@ public final class ChaosHarness implements AutoCloseable {
             "halt-before-outbox-write.btm", "halt-after-approval-commit.btm", "halt-after-catalog-answer.btm",
             "halt-between-background-prepares.btm", "archival-min-age-one-second.btm", "halt-between-rollbacks.btm",
             "halt-before-terminated-record.btm");
+
+    /** The rollback phase: halt at the second XA rollback call of the request's thread (scenarios 45, 61-65). */
+    static final String ROLLBACK_PHASE_RULE = "halt-between-rollbacks.btm";
+    /** After both two-phase commits, halt before the coordinator logs TERMINATED (scenarios 46, 66-70). */
+    static final String BEFORE_TERMINATED_RULE = "halt-before-terminated-record.btm";
+    /** Hold the workflow branch's commit 4 s, both prepared and the decision logged (scenarios 7-9, 47, 71-75). */
+    static final String VANISH_AT_COMMIT_RULE = "pause-before-workflow-commit.btm";
 
     /** Settings every service JVM of this harness gets on top of the suite's own (e.g. where to publish). */
     final List<String> serviceSettings = new ArrayList<>();
@@ -316,6 +325,140 @@ public final class ChaosHarness implements AutoCloseable {
         s.coordinatorLogAfterFault = coordinatorLog();
         assertThat(answer.answered()).as("the halted JVM never answered the submit").isFalse();
         return new Crashed(app, key);
+    }
+
+    /**
+     * Arms {@code rule}, sends the request and waits for the service JVM to halt at the rule's point; records the
+     * client's (missing) answer, the application's rows in both databases, what is prepared and the coordinator log.
+     */
+    void haltDuring(ScenarioRecord s, long app, String rule, Supplier<Answer> request) {
+        arm(rule);
+        Answer answer;
+        try {
+            answer = request.get();
+            service.awaitExit(Duration.ofSeconds(30));
+        } finally {
+            disarm(rule);
+        }
+        s.clientAnswer = answer.toString();
+        assertThat(answer.answered()).as("the halted JVM never answered").isFalse();
+        s.rowsAfterFault.putAll(rows(app));
+        s.preparedAfterFault = prepared();
+        s.coordinatorLogAfterFault = coordinatorLog();
+    }
+
+    /**
+     * The rollback phase, halted (scenarios 45, 61-65): the business database refuses to prepare the request's
+     * change of the application titled {@code titlePrefix...} (install it only once the application is at its
+     * step), Atomikos rolls the branches back one after the other and the JVM halts at the second rollback call.
+     * Requires the halt's evidence with one branch left prepared, and no commit decision in the coordinator log.
+     */
+    void haltInRollbackPhase(ScenarioRecord s, long app, String titlePrefix, Supplier<Answer> request) throws SQLException {
+        String rule = ROLLBACK_PHASE_RULE;
+        rejectAtPrepare(titlePrefix);
+        try {
+            haltDuring(s, app, rule, request);
+        } finally {
+            stopRejectingAtPrepare();
+        }
+        requireHaltEvidence(s, rule, "in the rollback phase, one branch still prepared", 1);
+        assertThat(recordsOfHaltedTransaction(s)).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
+        s.note("the business branch's refusal and its rollback, as the service logged them: "
+                + serviceLogLines("chaos: deferred check rejects") + " " + serviceLogLines("XA resource 'business-db': rollback"));
+    }
+
+    /**
+     * After both commits, before TERMINATED (scenarios 46, 66-70): halts the JVM there, requires the halt's evidence
+     * (nothing prepared, the transaction's last record COMMITTING) and returns the halted transaction's id.
+     */
+    String haltBeforeTerminatedRecord(ScenarioRecord s, long app, Supplier<Answer> request) {
+        String rule = BEFORE_TERMINATED_RULE;
+        haltDuring(s, app, rule, request);
+        requireHaltEvidence(s, rule, "after both commits, before TERMINATED is logged", 0);
+        String transaction = s.faultFired.replaceAll("(?s).*TERMINATED for (\\S+), both.*", "$1");
+        assertThat(s.coordinatorLogAfterFault).as("the transaction's last record is COMMITTING")
+                .anyMatch(l -> l.startsWith(transaction) && l.contains("|COMMITTING|"));
+        return transaction;
+    }
+
+    /**
+     * After the halt of {@link #haltBeforeTerminatedRecord}: restarts the service, waits until the coordinator log
+     * has closed the transaction, and requires that nothing is in doubt and the product flags nothing about the
+     * application (no incident, no mismatch, no heuristic outcome).
+     */
+    void expectClosedWithoutAlarm(ScenarioRecord s, long app, String transaction, Duration window) {
+        long t0 = System.nanoTime();
+        Duration startup = service.start(TM_NAME, bytemanJar, rules(), Timeouts.SHORT);
+        s.note("restarted service answered HTTP after " + seconds(startup));
+        awaitClosed(transaction, window);
+        s.timeToRecoveryMillis = Duration.ofNanos(System.nanoTime() - t0).toMillis();
+        s.note("the coordinator log holds no pending record of " + transaction + " any more");
+        s.rowsAfterRecovery.putAll(rows(app));
+        s.preparedAfterRecovery = prepared();
+        assertThat(s.preparedAfterRecovery).as("nothing prepared").isEmpty();
+
+        Answer inDoubt = client.send(DBA, "GET", "/api/recovery/in-doubt?refresh=true", null, null);
+        s.note("in-doubt view after the restart: " + inDoubt);
+        assertThat(inDoubt.status()).isEqualTo(200);
+        assertThat(inDoubt.json().path("transactions").size()).as("nothing in doubt").isZero();
+        SplitSignals signals = splitSignals(s, app);
+        assertThat(signals.incidents()).as("reconciliation incidents").isEmpty();
+        assertThat(signals.mismatches()).as("mismatches").isEmpty();
+        assertThat(signals.heuristics()).as("heuristic outcomes").isEmpty();
+    }
+
+    /** Waits until the coordinator log has closed the transaction's record (recovery replays an expired COMMITTING record). */
+    void awaitClosed(String transaction, Duration window) {
+        long deadline = System.nanoTime() + window.toNanos();
+        while (coordinatorLog().stream().anyMatch(l -> l.startsWith(transaction))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the coordinator log still holds " + coordinatorLog() + " after " + window);
+            }
+            sleep(250);
+        }
+    }
+
+    /**
+     * A branch vanished at commit (scenarios 47, 71-75): holds the workflow branch's commit with both prepared and
+     * the decision logged, rolls that branch back by hand as a DBA would, lets the commit go on, and returns the
+     * client's answer. Records as evidence the pause's trace line, what was prepared while held, and the gid.
+     */
+    Answer vanishAtCommit(ScenarioRecord s, Supplier<Answer> request) throws Exception {
+        String rule = VANISH_AT_COMMIT_RULE;
+        arm(rule);
+        Answer answer;
+        try {
+            CompletableFuture<Answer> sent = CompletableFuture.supplyAsync(request);
+            awaitReached(rule, Duration.ofSeconds(60));
+            s.preparedAfterFault = prepared();
+            s.coordinatorLogAfterFault = coordinatorLog();
+            String gid = rollBackWorkflowBranchByHand();
+            s.faultFired = requireTraceOfThisNode("CHAOS pausing", rule) + "\npg_prepared_xacts while the commit was held: "
+                    + String.join("; ", s.preparedAfterFault) + "\nROLLBACK PREPARED '" + gid + "' on " + workflow.database()
+                    + " = " + decodeGid(gid);
+            assertThat(recordsOfHaltedTransaction(s)).as("the commit decision is logged").anyMatch(l -> l.contains("|COMMITTING|"));
+            answer = sent.get(120, TimeUnit.SECONDS);
+        } finally {
+            disarm(rule);
+        }
+        s.clientAnswer = answer.toString();
+        s.note("Atomikos on the vanished branch: " + serviceLogLines("already committed in resource"));
+        return answer;
+    }
+
+    /** As a DBA would: ROLLBACK PREPARED of the one prepared branch on the workflow database; returns its gid. */
+    private String rollBackWorkflowBranchByHand() throws SQLException {
+        try (Connection c = workflow.connect(); Statement st = c.createStatement()) {
+            List<String> gids = new ArrayList<>();
+            try (ResultSet r = st.executeQuery("select gid from pg_prepared_xacts where database = current_database()")) {
+                while (r.next()) {
+                    gids.add(r.getString(1));
+                }
+            }
+            assertThat(gids).as("the workflow branch is prepared while its commit is held").hasSize(1);
+            st.execute("rollback prepared '" + gids.get(0) + "'");
+            return gids.get(0);
+        }
     }
 
     /**
@@ -632,7 +775,7 @@ public final class ChaosHarness implements AutoCloseable {
         }
     }
 
-    private static List<String> strings(Connection c, String sql, Object parameter) throws SQLException {
+    static List<String> strings(Connection c, String sql, Object parameter) throws SQLException {
         List<String> out = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement(sql)) {
             s.setObject(1, parameter);

@@ -187,7 +187,7 @@ class PublishChaosIT extends ChaosSuite {
         assertThat(count(h.business, "select count(*) from outbox_event where event_status <> 'PUBLISHED'", null))
                 .as("every earlier event is published, so the armed rule can only meet this scenario's").isZero();
 
-        Subject subject = CrashedUseCase.FINAL_DECISION.prepare(h.client);
+        Subject subject = CrashedUseCase.FINAL_DECISION.prepare(h.client, "chaos use case");
         long app = subject.applicationId();
         s.rowsBefore.putAll(rows(app));
         Map<String, Double> catalogBefore = catalogCounters();

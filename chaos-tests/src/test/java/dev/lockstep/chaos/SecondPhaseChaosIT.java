@@ -6,15 +6,7 @@ import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.MethodOrderer;
@@ -48,7 +40,7 @@ class SecondPhaseChaosIT extends ChaosSuite {
     @DisplayName("45. JVM halted in the rollback phase (one branch rolled back, the other still prepared) -> recovery rolls the other"
             + " back: nothing of the submit in either DB, nothing prepared, the retry runs once")
     void haltBetweenRollbacks() throws Exception {
-        String rule = "halt-between-rollbacks.btm";
+        String rule = ChaosHarness.ROLLBACK_PHASE_RULE;
         ScenarioRecord s = REPORT.begin(45, "JVM halted in the rollback phase, after one branch was rolled back, before the other",
                 "The business branch voted no at prepare, the workflow branch prepared; Atomikos rolls the branches back one"
                         + " after the other and has called rollback on the business branch (whose transaction PostgreSQL discarded"
@@ -64,17 +56,8 @@ class SecondPhaseChaosIT extends ChaosSuite {
         long app = h.client.createDraft(REJECTED_TITLE + " s45");
         s.rowsBefore.putAll(h.rows(app));
         String key = LockstepClient.newKey();
-        h.rejectAtPrepare(REJECTED_TITLE);
-        try {
-            haltDuring(s, app, rule, () -> h.client.submit(app, key));
-        } finally {
-            h.stopRejectingAtPrepare();
-        }
-        h.requireHaltEvidence(s, rule, "in the rollback phase, the workflow branch still prepared", 1);
+        h.haltInRollbackPhase(s, app, REJECTED_TITLE, () -> h.client.submit(app, key));
         assertThat(s.preparedAfterFault).as("the branch left prepared is the workflow one").allMatch(p -> p.startsWith("workflow-db"));
-        assertThat(ChaosHarness.recordsOfHaltedTransaction(s)).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
-        s.note("the business branch's refusal and its rollback, as the service logged them: "
-                + h.serviceLogLines("chaos: deferred check rejects") + " " + h.serviceLogLines("XA resource 'business-db': rollback"));
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
         s.rowsAfterRecovery.putAll(h.rows(app));
@@ -99,7 +82,7 @@ class SecondPhaseChaosIT extends ChaosSuite {
     @DisplayName("46. JVM halted after both commits, before the coordinator logs TERMINATED -> both committed, nothing in doubt,"
             + " no alarm, the retry is a replay")
     void haltBeforeTerminatedRecord() {
-        String rule = "halt-before-terminated-record.btm";
+        String rule = ChaosHarness.BEFORE_TERMINATED_RULE;
         ScenarioRecord s = REPORT.begin(46, "JVM halted after both commits, before the coordinator logs TERMINATED",
                 "Both branches committed (two XAResource.commit(xid, false) returned on the request's thread); the coordinator"
                         + " is about to replace its COMMITTING record with TERMINATED",
@@ -113,33 +96,13 @@ class SecondPhaseChaosIT extends ChaosSuite {
         long app = h.client.createDraft("chaos s46");
         s.rowsBefore.putAll(h.rows(app));
         String key = LockstepClient.newKey();
-        haltDuring(s, app, rule, () -> h.client.submit(app, key));
-        h.requireHaltEvidence(s, rule, "after both commits, before TERMINATED is logged", 0);
-        String transaction = s.faultFired.replaceAll("(?s).*TERMINATED for (\\S+), both.*", "$1");
-        assertThat(s.coordinatorLogAfterFault).as("the transaction's last record is COMMITTING")
-                .anyMatch(l -> l.startsWith(transaction) && l.contains("|COMMITTING|"));
+        String transaction = h.haltBeforeTerminatedRecord(s, app, () -> h.client.submit(app, key));
         assertThat(s.rowsAfterFault.get("business: application " + app).toString()).as("committed at the halt")
                 .contains("approval_status=APPROVING");
         assertThat(s.rowsAfterFault.get("workflow: running process instances")).as("committed at the halt").isEqualTo("1");
 
-        long t0 = System.nanoTime();
-        Duration startup = h.service.start(ChaosHarness.TM_NAME, h.bytemanJar, h.rules(), Timeouts.SHORT);
-        s.note("restarted service answered HTTP after " + ChaosHarness.seconds(startup));
-        awaitClosed(transaction);
-        s.timeToRecoveryMillis = Duration.ofNanos(System.nanoTime() - t0).toMillis();
-        s.note("the coordinator log holds no pending record of " + transaction + " any more");
-        s.rowsAfterRecovery.putAll(h.rows(app));
-        s.preparedAfterRecovery = h.prepared();
+        h.expectClosedWithoutAlarm(s, app, transaction, RECOVERY_WINDOW);
         h.expectSubmitCommitted(s, app);
-
-        Answer inDoubt = h.client.send(ChaosHarness.DBA, "GET", "/api/recovery/in-doubt?refresh=true", null, null);
-        s.note("in-doubt view after the restart: " + inDoubt);
-        assertThat(inDoubt.status()).isEqualTo(200);
-        assertThat(inDoubt.json().path("transactions").size()).as("nothing in doubt").isZero();
-        ChaosHarness.SplitSignals signals = h.splitSignals(s, app);
-        assertThat(signals.incidents()).as("reconciliation incidents").isEmpty();
-        assertThat(signals.mismatches()).as("mismatches").isEmpty();
-        assertThat(signals.heuristics()).as("heuristic outcomes").isEmpty();
 
         Answer retry = h.client.submit(app, key);
         s.note("retry with the same Idempotency-Key after the restart: " + retry.status() + (retry.replayed() ? " (replayed)" : ""));
@@ -154,7 +117,7 @@ class SecondPhaseChaosIT extends ChaosSuite {
     @DisplayName("47. A prepared branch rolled back by hand after the commit decision (vanished at commit) -> the split is flagged:"
             + " reconciliation incident, mismatch listed")
     void branchRolledBackByHandAfterCommitDecision() throws Exception {
-        String rule = "pause-before-workflow-commit.btm";
+        String rule = ChaosHarness.VANISH_AT_COMMIT_RULE;
         ScenarioRecord s = REPORT.begin(47, "Workflow branch rolled back by hand (ROLLBACK PREPARED) after the commit decision was logged",
                 "Both branches prepared and the COMMITTING decision logged; the workflow branch's XAResource.commit is pending when"
                         + " a DBA or a script rolls that prepared branch back on the workflow database",
@@ -169,23 +132,7 @@ class SecondPhaseChaosIT extends ChaosSuite {
         long app = h.client.createDraft("chaos s47");
         s.rowsBefore.putAll(h.rows(app));
         String key = LockstepClient.newKey();
-        h.arm(rule);
-        Answer answer;
-        try {
-            CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, key));
-            h.awaitReached(rule, Duration.ofSeconds(60));
-            s.preparedAfterFault = h.prepared();
-            s.coordinatorLogAfterFault = h.coordinatorLog();
-            String gid = rollBackWorkflowBranchByHand();
-            s.faultFired = h.faultTrace() + "\npg_prepared_xacts while the commit was held: " + String.join("; ", s.preparedAfterFault)
-                    + "\nROLLBACK PREPARED '" + gid + "' on " + h.workflow.database() + " = " + ChaosHarness.decodeGid(gid);
-            assertThat(ChaosHarness.recordsOfHaltedTransaction(s)).as("the commit decision is logged").anyMatch(l -> l.contains("|COMMITTING|"));
-            answer = submit.get(120, TimeUnit.SECONDS);
-        } finally {
-            h.disarm(rule);
-        }
-        s.clientAnswer = answer.toString();
-        s.note("Atomikos on the vanished branch: " + h.serviceLogLines("already committed in resource"));
+        Answer answer = h.vanishAtCommit(s, () -> h.client.submit(app, key));
         h.awaitNoPrepared(RECOVERY_WINDOW);
         s.rowsAfterFault.putAll(h.rows(app));
         s.preparedAfterRecovery = h.prepared();
@@ -214,48 +161,5 @@ class SecondPhaseChaosIT extends ChaosSuite {
         assertThat(frozen.json().path("code").asString()).isEqualTo("APPLICATION_FROZEN");
         Answer retry = h.client.submit(app, key);
         s.note("the client's retry with the same Idempotency-Key: " + retry + (retry.replayed() ? " (replayed)" : ""));
-    }
-
-    /** Arms the rule, sends the request, waits for the JVM to halt and records the halt's facts. */
-    private static void haltDuring(ScenarioRecord s, long app, String rule, Supplier<Answer> request) {
-        h.arm(rule);
-        Answer answer;
-        try {
-            answer = request.get();
-            h.service.awaitExit(Duration.ofSeconds(30));
-        } finally {
-            h.disarm(rule);
-        }
-        s.clientAnswer = answer.toString();
-        assertThat(answer.answered()).as("the halted JVM never answered").isFalse();
-        s.rowsAfterFault.putAll(h.rows(app));
-        s.preparedAfterFault = h.prepared();
-        s.coordinatorLogAfterFault = h.coordinatorLog();
-    }
-
-    /** As a DBA would: ROLLBACK PREPARED of the one prepared branch on the workflow database; returns its gid. */
-    private static String rollBackWorkflowBranchByHand() throws Exception {
-        try (Connection c = h.workflow.connect(); Statement st = c.createStatement()) {
-            List<String> gids = new ArrayList<>();
-            try (ResultSet r = st.executeQuery("select gid from pg_prepared_xacts where database = current_database()")) {
-                while (r.next()) {
-                    gids.add(r.getString(1));
-                }
-            }
-            assertThat(gids).as("the workflow branch is prepared while its commit is held").hasSize(1);
-            st.execute("rollback prepared '" + gids.get(0) + "'");
-            return gids.get(0);
-        }
-    }
-
-    /** Waits until the coordinator log has closed the transaction's record (recovery replays an expired COMMITTING record). */
-    private static void awaitClosed(String transaction) {
-        long deadline = System.nanoTime() + RECOVERY_WINDOW.toNanos();
-        while (h.coordinatorLog().stream().anyMatch(l -> l.startsWith(transaction))) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the coordinator log still holds " + h.coordinatorLog() + " after " + RECOVERY_WINDOW);
-            }
-            ChaosHarness.sleep(250);
-        }
     }
 }

@@ -32,11 +32,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * decision is replayed to both branches however late the restart comes. CI runs every point for the
  * final decision and the two around the commit decision for the others; {@code -Dchaos.matrix=full}
  * runs all 25 (docs/compliance.md).
+ *
+ * <p>Scenarios 61-70 bring the second-phase halts of scenarios 45 and 46 to the same five use cases, in CI:
+ * the JVM halted in the rollback phase after the business branch refused to prepare (61-65), and after both
+ * commits before the coordinator logs TERMINATED (66-70). The vanished branch (71-75) leaves its applications
+ * split on purpose and runs in its own class, {@link UseCaseVanishedBranchChaosIT}.
  */
 class UseCaseCrashChaosIT extends ChaosSuite {
 
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
     private static final int FIRST_NUMBER = 14;
+    private static final String REJECTED_TITLE = "chaos rejected at prepare";
 
     @BeforeAll
     static void startDatabases() {
@@ -55,8 +61,8 @@ class UseCaseCrashChaosIT extends ChaosSuite {
     enum CrashedUseCase {
         FINAL_DECISION("final decision", State.of("APPROVING", "finalApproval"), State.of("APPROVED")) {
             @Override
-            Subject prepare(LockstepClient client) {
-                long app = submitted(client, draft(client, false, null));
+            Subject prepare(LockstepClient client, String title) {
+                long app = submitted(client, draft(client, title, false, null));
                 approve(client, "bob", app, "managerApproval");
                 return new Subject(app, "frank", "POST", "/api/tasks/" + client.openTask(app, "finalApproval") + "/complete",
                         "{\"decision\":\"APPROVE\",\"comment\":\"final\"}");
@@ -64,8 +70,8 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         },
         JOIN_DECISION("join decision", State.of("APPROVING", "financeReview"), State.of("APPROVING", "finalApproval")) {
             @Override
-            Subject prepare(LockstepClient client) {
-                long app = submitted(client, draft(client, true, null));
+            Subject prepare(LockstepClient client, String title) {
+                long app = submitted(client, draft(client, title, true, null));
                 approve(client, "bob", app, "managerApproval");
                 approve(client, "carol", app, "legalReview");
                 return new Subject(app, "dave", "POST", "/api/tasks/" + client.openTask(app, "financeReview") + "/complete",
@@ -74,8 +80,8 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         },
         RETURN_INTO_FORK("return", State.of("APPROVING", "finalApproval"), State.of("APPROVING", "legalReview", "financeReview")) {
             @Override
-            Subject prepare(LockstepClient client) {
-                long app = submitted(client, draft(client, true, null));
+            Subject prepare(LockstepClient client, String title) {
+                long app = submitted(client, draft(client, title, true, null));
                 approve(client, "bob", app, "managerApproval");
                 approve(client, "carol", app, "legalReview");
                 approve(client, "dave", app, "financeReview");
@@ -85,8 +91,8 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         },
         COUNTERSIGN_VOTE("countersign vote", State.of("APPROVING", "countersign"), State.of("APPROVED")) {
             @Override
-            Subject prepare(LockstepClient client) {
-                long app = submitted(client, draft(client, false, "{\"signers\":[\"bob\",\"carol\"],\"policy\":\"ALL\"}"));
+            Subject prepare(LockstepClient client, String title) {
+                long app = submitted(client, draft(client, title, false, "{\"signers\":[\"bob\",\"carol\"],\"policy\":\"ALL\"}"));
                 approve(client, "bob", app, "countersign");
                 return new Subject(app, "carol", "POST", "/api/tasks/" + client.openTask(app, "countersign", "carol") + "/complete",
                         "{\"decision\":\"APPROVE\",\"comment\":\"deciding vote\"}");
@@ -94,8 +100,8 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         },
         WITHDRAW("withdraw", State.of("APPROVING", "managerApproval"), State.of("CANCELED")) {
             @Override
-            Subject prepare(LockstepClient client) {
-                long app = submitted(client, draft(client, false, null));
+            Subject prepare(LockstepClient client, String title) {
+                long app = submitted(client, draft(client, title, false, null));
                 return new Subject(app, "alice", "POST", "/api/applications/" + app + "/withdraw",
                         "{\"reason\":\"changed my mind\"}");
             }
@@ -111,8 +117,8 @@ class UseCaseCrashChaosIT extends ChaosSuite {
             this.after = after;
         }
 
-        /** Brings a new application to the step over HTTP (the service running normally) and names the action. */
-        abstract Subject prepare(LockstepClient client);
+        /** Brings a new application titled {@code title} to the step over HTTP (the service running normally) and names the action. */
+        abstract Subject prepare(LockstepClient client, String title);
     }
 
     /** The crashed action: which application, who sends what. */
@@ -150,51 +156,116 @@ class UseCaseCrashChaosIT extends ChaosSuite {
                 (point.commits ? "Recovery replays the logged commit decision: the " + useCase.label + " is committed in both"
                         : "Presumed abort: the " + useCase.label + " is rolled back in both")
                         + " databases (" + expected + "); a retry with the same Idempotency-Key then has exactly one effect.");
-        s.useCase = useCase.label;
-
-        h.ensureService(Timeouts.SHORT);
-        Subject subject = useCase.prepare(h.client);
-        assertState(subject.applicationId(), useCase.before);
-        s.rowsBefore.putAll(h.rows(subject.applicationId()));
-
+        Subject subject = atItsStep(s, useCase, "chaos use case");
         String key = LockstepClient.newKey();
-        h.arm(point.rule);
-        Answer answer;
-        try {
-            answer = subject.send(h.client, key);
-            h.service.awaitExit(Duration.ofSeconds(30));
-        } finally {
-            h.disarm(point.rule);
-        }
-        s.clientAnswer = answer.toString();
-        assertThat(answer.answered()).as("the halted JVM never answered").isFalse();
-        s.rowsAfterFault.putAll(h.rows(subject.applicationId()));
-        s.preparedAfterFault = h.prepared();
-        s.coordinatorLogAfterFault = h.coordinatorLog();
+        h.haltDuring(s, subject.applicationId(), point.rule, () -> subject.send(h.client, key));
         h.requireHaltEvidence(s, point);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
+        expectRecovered(s, subject, expected, point.commits ? "committed: " : "rolled back: ");
+        expectRetryHasOneEffect(s, subject, key, useCase, point.commits);
+    }
+
+    /** Scenarios 61-65 and 66-70: the second-phase halts of scenarios 45 and 46, one per use case in declaration order. */
+    static Stream<Arguments> rollbackPhaseScenarios() {
+        return numberedFrom(61);
+    }
+
+    static Stream<Arguments> beforeTerminatedScenarios() {
+        return numberedFrom(66);
+    }
+
+    /** The five use cases, numbered {@code first}, {@code first + 1}, ... in their declaration order. */
+    static Stream<Arguments> numberedFrom(int first) {
+        return Arrays.stream(CrashedUseCase.values()).map(useCase -> Arguments.of(first + useCase.ordinal(), useCase));
+    }
+
+    @ParameterizedTest(name = "{0}. {1}: JVM halted in the rollback phase")
+    @MethodSource("rollbackPhaseScenarios")
+    void haltInTheRollbackPhase(int number, CrashedUseCase useCase) throws Exception {
+        ScenarioRecord s = REPORT.begin(number, useCase.label + ": JVM halted in the rollback phase, after one branch was rolled back,"
+                        + " before the other",
+                "The business branch voted no at prepare; Atomikos rolls the branches back one after the other on the request's"
+                        + " thread and has called rollback once; the other branch is still prepared",
+                "A deferred constraint trigger the test installs in the business DB once the application is at its step (plain SQL,"
+                        + " as in scenarios 10 and 45) fails the " + useCase.label + "'s PREPARE TRANSACTION there; Byteman rule "
+                        + ChaosHarness.ROLLBACK_PHASE_RULE + ": Runtime.halt(1) at the entry of the second PGXAConnection.rollback"
+                        + " on the request's thread",
+                "Presumed abort: no commit decision was logged, so recovery rolls the prepared branch back; the " + useCase.label
+                        + " is rolled back in both databases (" + useCase.before + "), nothing prepared. The client's retry with"
+                        + " the same Idempotency-Key finds no stored success: once the trigger is dropped it runs once (200, not a"
+                        + " replay, " + useCase.after + ").");
+        String title = REJECTED_TITLE + " s" + number;
+        Subject subject = atItsStep(s, useCase, title);
+        String key = LockstepClient.newKey();
+        h.haltInRollbackPhase(s, subject.applicationId(), title, () -> subject.send(h.client, key));
+        assertThat(s.preparedAfterFault).as("the branch left prepared is the workflow one (the business one refused)")
+                .allMatch(p -> p.startsWith("workflow-db"));
+
+        h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
+        expectRecovered(s, subject, useCase.before, "rolled back: ");
+        expectRetryHasOneEffect(s, subject, key, useCase, false);
+    }
+
+    @ParameterizedTest(name = "{0}. {1}: JVM halted after both commits, before TERMINATED is logged")
+    @MethodSource("beforeTerminatedScenarios")
+    void haltBeforeTerminatedRecord(int number, CrashedUseCase useCase) {
+        ScenarioRecord s = REPORT.begin(number, useCase.label + ": JVM halted after both commits, before the coordinator logs TERMINATED",
+                "Both branches of the " + useCase.label + " committed (two XAResource.commit(xid, false) returned on the request's"
+                        + " thread); the coordinator is about to replace its COMMITTING record with TERMINATED",
+                "Byteman rule " + ChaosHarness.BEFORE_TERMINATED_RULE + ": counts the two-phase commits of each thread and calls"
+                        + " Runtime.halt(1) at the entry of Atomikos OltpLogImp.write(TERMINATED) on a thread that has done two",
+                "Nothing is left to decide: both databases hold the " + useCase.label + " (" + useCase.after + ") and no branch is"
+                        + " prepared; after the restart recovery closes the COMMITTING record without any heuristic outcome, the"
+                        + " in-doubt view is empty, reconciliation and the mismatch check flag nothing; the client's retry with the"
+                        + " same Idempotency-Key is the stored answer (200, Idempotent-Replayed), exactly one effect.");
+        Subject subject = atItsStep(s, useCase, "chaos use case");
+        String key = LockstepClient.newKey();
+        String transaction = h.haltBeforeTerminatedRecord(s, subject.applicationId(), () -> subject.send(h.client, key));
+        assertThat(state(subject.applicationId())).as("both committed at the halt").isEqualTo(useCase.after);
+
+        h.expectClosedWithoutAlarm(s, subject.applicationId(), transaction, RECOVERY_WINDOW);
+        expectRecovered(s, subject, useCase.after, "committed, no alarm: ");
+        expectRetryHasOneEffect(s, subject, key, useCase, true);
+    }
+
+    /** Starts the service if a halt stopped it and brings a new application titled {@code title} to the use case's step. */
+    static Subject atItsStep(ScenarioRecord s, CrashedUseCase useCase, String title) {
+        s.useCase = useCase.label;
+        h.ensureService(Timeouts.SHORT);
+        Subject subject = useCase.prepare(h.client, title);
+        assertState(subject.applicationId(), useCase.before);
+        s.rowsBefore.putAll(h.rows(subject.applicationId()));
+        return subject;
+    }
+
+    /** After recovery: the application in {@code expected} in both databases, nothing prepared, the invariants hold. */
+    private static void expectRecovered(ScenarioRecord s, Subject subject, State expected, String outcome) {
         s.rowsAfterRecovery.putAll(h.rows(subject.applicationId()));
         s.preparedAfterRecovery = h.prepared();
         State recovered = state(subject.applicationId());
-        s.observedOutcome = (point.commits ? "committed: " : "rolled back: ") + recovered;
+        s.observedOutcome = outcome + recovered;
         assertThat(recovered).as("after recovery").isEqualTo(expected);
         assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
 
+    /** The client's retry with the same Idempotency-Key: 200, replayed exactly when the work committed, one effect. */
+    private static void expectRetryHasOneEffect(ScenarioRecord s, Subject subject, String key, CrashedUseCase useCase,
+            boolean committed) {
         Answer retry = subject.send(h.client, key);
         s.note("retry with the same Idempotency-Key after the restart: " + retry.status() + (retry.replayed() ? " (replayed)" : ""));
         assertThat(retry.status()).as("the retry succeeds: " + retry).isEqualTo(200);
-        assertThat(retry.replayed()).as("a stored answer is replayed exactly when the work committed").isEqualTo(point.commits);
+        assertThat(retry.replayed()).as("a stored answer is replayed exactly when the work committed").isEqualTo(committed);
         assertThat(state(subject.applicationId())).as("after the retry: exactly one effect").isEqualTo(useCase.after);
         assertThat(h.invariants(s, false).violations()).isEmpty();
     }
 
-    private static void assertState(long applicationId, State expected) {
+    static void assertState(long applicationId, State expected) {
         assertThat(state(applicationId)).as("application " + applicationId + " before the fault").isEqualTo(expected);
     }
 
     /** The approval status (business database) and the open tasks (workflow database), read with plain SQL. */
-    private static State state(long applicationId) {
+    static State state(long applicationId) {
         var rows = h.rows(applicationId);
         String application = String.valueOf(rows.get("business: application " + applicationId));
         String status = application.replaceAll("^approval_status=([A-Z_]+).*$", "$1");
@@ -202,8 +273,8 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         return tasks.equals("none") ? State.of(status) : State.of(status, tasks.split(", "));
     }
 
-    private static long draft(LockstepClient client, boolean sensitive, String countersign) {
-        String body = "{\"title\":\"chaos use case\",\"assetId\":42,\"amount\":1200.50,\"riskLevel\":\"LOW\",\"sensitive\":" + sensitive
+    private static long draft(LockstepClient client, String title, boolean sensitive, String countersign) {
+        String body = "{\"title\":\"" + title + "\",\"assetId\":42,\"amount\":1200.50,\"riskLevel\":\"LOW\",\"sensitive\":" + sensitive
                 + (countersign == null ? "" : ",\"countersign\":" + countersign) + "}";
         Answer created = client.send("alice", "POST", "/api/applications", body, null);
         assertThat(created.status()).as("create: " + created).isEqualTo(201);
