@@ -105,7 +105,7 @@ class EvidenceReader {
         for (ProcessInstance instance : runtime.createProcessInstanceQuery().processInstanceBusinessKey(key)
                 .orderByProcessInstanceId().asc().list()) {
             active.add(instance(instance, (int) runtime.createExecutionQuery().processInstanceId(instance.getId()).count(),
-                    actionSeq(runtime.getVariable(instance.getId(), ActionFence.VARIABLE))));
+                    ActionFence.countsHeld(runtime, Set.of(instance.getId())).get(instance.getId())));
             jobs.addAll(jobsOf(instance.getId()));
         }
         List<HistoricProcessInstance> ended = history.createHistoricProcessInstanceQuery().processInstanceBusinessKey(key).finished().list();
@@ -155,7 +155,7 @@ class EvidenceReader {
         if (!runningKeys.isEmpty()) {
             Map<String, Integer> executions = executionCounts(runningKeys.keySet());
             Map<String, List<Job>> jobsByInstance = jobsOf(runningKeys.keySet());
-            Map<String, Long> actionSeqs = actionSeqsOf(runningKeys.keySet());
+            Map<String, Long> actionSeqs = ActionFence.countsHeld(runtime, runningKeys.keySet());
             for (ProcessInstance instance : runtime.createProcessInstanceQuery().processInstanceIds(runningKeys.keySet())
                     .orderByProcessInstanceId().asc().list()) {
                 String key = runningKeys.get(instance.getId());
@@ -200,19 +200,6 @@ class EvidenceReader {
                     counts.put(rs.getString(1), rs.getInt(2));
                 }, processInstanceIds.toArray());
         return counts;
-    }
-
-    /** The action fence's count each instance holds: a variable of the process instance's own execution. */
-    private Map<String, Long> actionSeqsOf(Set<String> processInstanceIds) {
-        Map<String, Long> seqs = new HashMap<>();
-        runtime.getVariableInstancesByExecutionIds(processInstanceIds).stream()
-                .filter(variable -> variable.getName().equals(ActionFence.VARIABLE))
-                .forEach(variable -> seqs.put(variable.getExecutionId(), actionSeq(variable.getValue())));
-        return seqs;
-    }
-
-    private static Long actionSeq(Object variable) {
-        return variable == null ? null : ((Number) variable).longValue();
     }
 
     /** Each instance's jobs in the order {@link #jobsOf(String)} gives them: executable, timer, suspended, dead-letter, by id. */

@@ -68,17 +68,12 @@ public class CrossDatabaseCheck {
         rows.forEach(row -> ids.add(row.processInstanceId()));
         Set<String> running = new HashSet<>();
         Map<String, Boolean> ended = new HashMap<>();
-        Map<String, Long> fence = new HashMap<>();
+        Map<String, Long> fence;
         try {
             for (ProcessInstance instance : runtime.createProcessInstanceQuery().processInstanceIds(ids).list()) {
                 running.add(instance.getId());
             }
-            if (!running.isEmpty()) {
-                // the count is a variable of the process instance's own execution, whose id is the instance's
-                runtime.getVariableInstancesByExecutionIds(running).stream()
-                        .filter(variable -> variable.getName().equals(ActionFence.VARIABLE) && variable.getValue() != null)
-                        .forEach(variable -> fence.put(variable.getExecutionId(), ((Number) variable.getValue()).longValue()));
-            }
+            fence = ActionFence.countsHeld(runtime, running);
             for (HistoricProcessInstance instance : history.createHistoricProcessInstanceQuery().processInstanceIds(ids).list()) {
                 ended.put(instance.getId(), instance.getEndTime() != null);
             }

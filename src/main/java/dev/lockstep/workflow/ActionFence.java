@@ -2,6 +2,9 @@ package dev.lockstep.workflow;
 
 import dev.lockstep.web.ApiException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
 import org.activiti.engine.RuntimeService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +77,23 @@ public class ActionFence {
                     + previous + "; the two databases disagree on this run's history");
         }
         runtime.setVariable(processInstanceId, VARIABLE, actionSeq);
+    }
+
+    /**
+     * The number of the last action each of these running processes holds, through the engine's API; a run started
+     * before the sequence existed has none and is absent. What reconciliation and the mismatch check compare with
+     * {@code application.action_seq}.
+     */
+    public static Map<String, Long> countsHeld(RuntimeService runtime, Set<String> processInstanceIds) {
+        Map<String, Long> counts = new HashMap<>();
+        if (processInstanceIds.isEmpty()) {
+            return counts;
+        }
+        // a process variable belongs to the process instance's own execution, whose id is the instance's
+        runtime.getVariableInstancesByExecutionIds(processInstanceIds).stream()
+                .filter(variable -> variable.getName().equals(VARIABLE) && variable.getValue() != null)
+                .forEach(variable -> counts.put(variable.getExecutionId(), ((Number) variable.getValue()).longValue()));
+        return counts;
     }
 
     private long seen(String processInstanceId, long whenAbsent) {
