@@ -83,7 +83,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
     void haltBeforeCommitDecisionLogged() {
         ScenarioRecord s = REPORT.begin(3, "JVM halted after both prepares, before the commit decision is logged",
                 "Both branches prepared; the coordinator is about to write its COMMITTING record",
-                "Byteman rule halt-before-commit-decision.btm: Runtime.halt(1) at entry of Atomikos OltpLogImp.write(COMMITTING)",
+                "Byteman rule halt-before-commit-decision.btm: Runtime.halt(1) at entry of the coordinator log's GroupCommitLog.write(COMMITTING)",
                 "Presumed abort: with no COMMITTING record, recovery rolls both prepared branches back; application stays DRAFT.");
         ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-before-commit-decision.btm", "s03", null);
         h.requireHaltEvidence(s, HaltPoint.BEFORE_DECISION_LOGGED);
@@ -100,7 +100,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
     void haltAfterCommitDecisionLogged() {
         ScenarioRecord s = REPORT.begin(4, "JVM halted after the commit decision is logged, before any commit",
                 "COMMITTING record written to the coordinator log; no branch committed yet",
-                "Byteman rule halt-after-commit-decision.btm: Runtime.halt(1) at exit of Atomikos OltpLogImp.write(COMMITTING)",
+                "Byteman rule halt-after-commit-decision.btm: Runtime.halt(1) at exit of the coordinator log's GroupCommitLog.write(COMMITTING), after its force",
                 "Recovery replays the logged decision: both branches commit; application APPROVING with its process running.");
         // the decision must outlive the restart: the crashing JVM runs with LONG timeouts (see Timeouts)
         ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-after-commit-decision.btm", "s04", Timeouts.LONG);

@@ -214,7 +214,7 @@ class UseCaseCrashChaosIT extends ChaosSuite {
                 "Both branches of the " + useCase.label + " committed (two XAResource.commit(xid, false) returned on the request's"
                         + " thread); the coordinator is about to replace its COMMITTING record with TERMINATED",
                 "Byteman rule " + ChaosHarness.BEFORE_TERMINATED_RULE + ": counts the two-phase commits of each thread and calls"
-                        + " Runtime.halt(1) at the entry of Atomikos OltpLogImp.write(TERMINATED) on a thread that has done two",
+                        + " Runtime.halt(1) at the entry of Lockstep's coordinator log GroupCommitLog.write(TERMINATED) on a thread that has done two",
                 "Nothing is left to decide: both databases hold the " + useCase.label + " (" + useCase.after + ") and no branch is"
                         + " prepared; after the restart recovery closes the COMMITTING record without any heuristic outcome, the"
                         + " in-doubt view is empty, reconciliation and the mismatch check flag nothing; the client's retry with the"

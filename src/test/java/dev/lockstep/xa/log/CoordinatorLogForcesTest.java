@@ -1,0 +1,90 @@
+package dev.lockstep.xa.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.support.UseCaseIntegrationTest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * What the running service forces to disk in its coordinator log, seen through the JDK's own
+ * {@code jdk.FileForce} events on the request threads: a two-phase submit forces its COMMITTING record and
+ * nothing else (Atomikos's default log forced its TERMINATED record too, two per transaction), and a
+ * business-only create forces nothing.
+ */
+class CoordinatorLogForcesTest extends UseCaseIntegrationTest {
+
+    private static final int REQUESTS = 5;
+
+    @Autowired
+    LockstepProperties properties;
+
+    @Test
+    void aTwoPhaseSubmitForcesTheLogAtMostOnceThroughTheGroupCommitLog() throws Exception {
+        List<Long> drafts = new ArrayList<>();
+        for (int i = 0; i < REQUESTS; i++) {
+            drafts.add(ApiFlows.createDraft(api, "LOW", false));
+        }
+
+        List<RecordedEvent> forces = logForcesOnRequestThreads(() -> drafts.forEach(id -> ApiFlows.submit(api, id)));
+
+        // one per submit, or fewer when another thread's force happened to cover a record (group commit)
+        assertThat(forces).hasSizeBetween(1, REQUESTS).allSatisfy(force -> assertThat(methods(force))
+                .contains(AppendOnlyLogFile.class.getName() + ".forceAppended", GroupCommitLog.class.getName() + ".write")
+                .doesNotContain("com.atomikos.recovery.fs.FileSystemRepository.put"));
+        assertThat(drafts).allSatisfy(id -> assertThat(db.business()
+                .queryForObject("select approval_status from application where id = ?", String.class, id)).isNotEqualTo("DRAFT"));
+    }
+
+    @Test
+    void aBusinessOnlyCreateDoesNotTouchTheCoordinatorLog() throws Exception {
+        List<RecordedEvent> forces = logForcesOnRequestThreads(() -> {
+            for (int i = 0; i < REQUESTS; i++) {
+                ApiFlows.createDraft(api, "LOW", false);
+            }
+        });
+
+        assertThat(forces).isEmpty();
+    }
+
+    private List<RecordedEvent> logForcesOnRequestThreads(Runnable requests) throws Exception {
+        Path logDirectory = properties.tmLogDir().toAbsolutePath().normalize();
+        Path dump = Files.createTempFile("coordinator-log-forces", ".jfr");
+        try (Recording recording = new Recording()) {
+            recording.enable("jdk.FileForce").withThreshold(Duration.ZERO).withStackTrace();
+            recording.start();
+            requests.run();
+            recording.stop();
+            recording.dump(dump);
+        }
+        try {
+            return RecordingFile.readAllEvents(dump).stream()
+                    .filter(event -> event.getThread() != null && event.getThread().getJavaName().startsWith("http-nio-"))
+                    .filter(event -> event.getString("path") != null
+                            && Path.of(event.getString("path")).toAbsolutePath().normalize().startsWith(logDirectory))
+                    // a checkpoint, every checkpoint_interval records, rewrites and forces the whole log: not per request
+                    .filter(event -> !methods(event).contains(AppendOnlyLogFile.class.getName() + ".writeCheckpoint"))
+                    .toList();
+        } finally {
+            Files.delete(dump);
+        }
+    }
+
+    private static List<String> methods(RecordedEvent event) {
+        return event.getStackTrace().getFrames().stream()
+                .map(RecordedFrame::getMethod)
+                .map(method -> method.getType().getName() + "." + method.getName())
+                .toList();
+    }
+}
