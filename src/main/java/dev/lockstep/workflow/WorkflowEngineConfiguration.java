@@ -18,6 +18,7 @@ import org.activiti.spring.ProcessEngineFactoryBean;
 import org.activiti.spring.SpringProcessEngineConfiguration;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
@@ -44,9 +45,10 @@ public class WorkflowEngineConfiguration {
     @Bean
     SpringProcessEngineConfiguration processEngineConfiguration(@Qualifier("workflowDataSource") DataSource workflowDataSource,
             @Qualifier("transactionManager") PlatformTransactionManager transactionManager, WorkflowSchema schema,
-            TaskProjectionListener taskProjection, EngineSettings settings, JobExecutorSettings jobs)
-            throws IOException {
+            TaskProjectionListener taskProjection, EngineSettings settings, JobExecutorSettings jobs,
+            ApplicationContext applicationContext) throws IOException {
         SpringProcessEngineConfiguration configuration = new SpringProcessEngineConfiguration();
+        configuration.setExpressionManager(new SharedExpressionFactory(applicationContext));
         configuration.setDataSource(workflowDataSource);
         configuration.setTransactionManager(transactionManager);
         configuration.setDatabaseSchemaUpdate(WorkflowSchema.ALREADY_MIGRATED);
