@@ -11,11 +11,14 @@ import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.platform.LockstepProperties;
 import java.util.List;
 import javax.sql.DataSource;
+import org.hibernate.cfg.AvailableSettings;
+import org.hibernate.resource.jdbc.spi.PhysicalConnectionHandlingMode;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.boot.flyway.autoconfigure.FlywayDataSource;
+import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.DependsOn;
@@ -91,6 +94,18 @@ public class XaConfiguration {
         manager.setDefaultTimeout((int) properties.tm().defaultTimeout().toSeconds());
         manager.setTransactionExecutionListeners(listeners.orderedStream().toList());
         return manager;
+    }
+
+    /**
+     * Under JTA, Hibernate's default gives the connection back to the pool after every statement, and
+     * every borrow from an Atomikos pool validates the connection first (a round trip to the database).
+     * Holding it until the transaction is about to complete, as Hibernate does in a local transaction,
+     * leaves one borrow per transaction (docs/performance.md).
+     */
+    @Bean
+    HibernatePropertiesCustomizer holdTheConnectionUntilTheTransactionCompletes() {
+        return settings -> settings.put(AvailableSettings.CONNECTION_HANDLING,
+                PhysicalConnectionHandlingMode.DELAYED_ACQUISITION_AND_RELEASE_BEFORE_TRANSACTION_COMPLETION);
     }
 
     @Bean(initMethod = "init", destroyMethod = "close")
