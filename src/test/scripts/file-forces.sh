@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Counts the disk forces (JFR jdk.FileForce: fsync of the Atomikos coordinator log, among others) and the
-# wall time per request of the three business-only requests: create a draft, read the application, the
-# todo page. Each given service jar is started in turn (embedded mode, fresh databases), warmed up, then
+# wall time and the service's CPU time per request of the three business-only requests (create a draft, read the application, the
+# todo page) and of a two-phase one (submit: both databases). Each given service jar is started in turn (embedded mode, fresh databases), warmed up, then
 # measured one request at a time, in the same script run so that the jars are compared on the same
 # machine at the same time. Forces are counted on the request threads only (http-nio-*-exec-*), so the
 # engine's background job acquisition does not blur them.
@@ -36,18 +36,30 @@ create() { timed -u alice:lockstep -H 'Content-Type: application/json' -X POST "
     -d '{"title":"forces","assetId":42,"amount":100,"riskLevel":"LOW","sensitive":false}'; }
 read_app() { timed -u alice:lockstep "$BASE/api/applications/$APP"; }
 todo() { timed -u bob:lockstep "$BASE/api/tasks"; }
+new_draft() { curl -s -u alice:lockstep -H 'Content-Type: application/json' -X POST "$BASE/api/applications" \
+    -d '{"title":"submit me","assetId":42,"amount":100,"riskLevel":"LOW","sensitive":false}' | sed 's/.*"id":\([0-9]*\).*/\1/'; }
+# submits the next of the drafts made before the window, so the window holds the submits alone
+submit() { timed -u alice:lockstep -H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)" -X POST \
+    "$BASE/api/applications/${DRAFTS[$NEXT]}/submit"; NEXT=$((NEXT + 1)); }
+
+# CPU seconds the service's process has used (user + system), from /proc
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$PID/stat"; }
 
 measure() { # label kind
     local label=$1 kind=$2
     jcmd "$PID" JFR.start name="$kind" settings="$OUT/forces.jfc" > /dev/null
+    local cpu_before
+    cpu_before=$(cpu_seconds)
     for _ in $(seq "$REQUESTS"); do $kind; done > "$OUT/$label-$kind.ms"
+    local cpu_ms
+    cpu_ms=$(echo "($(cpu_seconds) - $cpu_before) * 1000 / $REQUESTS" | bc -l)
     jcmd "$PID" JFR.stop name="$kind" filename="$OUT/$label-$kind.jfr" > /dev/null
     local forces
     forces=$(jfr print --events jdk.FileForce "$OUT/$label-$kind.jfr" | grep -c 'eventThread = "http-nio-.*-exec-' || true)
     local p50
     p50=$(sort -n "$OUT/$label-$kind.ms" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-    printf '%-10s %-9s %6d requests  %6d forces  %5.2f forces/request  p50 %7.2f ms\n' "$label" "$kind" "$REQUESTS" \
-        "$forces" "$(echo "$forces / $REQUESTS" | bc -l)" "$p50" | tee -a "$OUT/summary.txt"
+    printf '%-10s %-9s %6d requests  %6d forces  %5.2f forces/request  p50 %7.2f ms  service CPU %6.2f ms/request\n' \
+        "$label" "$kind" "$REQUESTS" "$forces" "$(echo "$forces / $REQUESTS" | bc -l)" "$p50" "$cpu_ms" | tee -a "$OUT/summary.txt"
 }
 
 for target in "$@"; do
@@ -67,10 +79,14 @@ for target in "$@"; do
     done
     APP=$(curl -s -u alice:lockstep -H 'Content-Type: application/json' -X POST "$BASE/api/applications" \
         -d '{"title":"read me","assetId":42,"amount":100,"riskLevel":"LOW","sensitive":false}' | sed 's/.*"id":\([0-9]*\).*/\1/')
-    for _ in $(seq "$WARMUP"); do create; read_app; todo; done > /dev/null
+    DRAFTS=()
+    for _ in $(seq $((WARMUP + REQUESTS))); do DRAFTS+=("$(new_draft)"); done
+    NEXT=0
+    for _ in $(seq "$WARMUP"); do create; read_app; todo; submit; done > /dev/null
     measure "$label" create
     measure "$label" read_app
     measure "$label" todo
+    measure "$label" submit
     kill "$PID"
     wait "$PID" || true
 done
