@@ -48,7 +48,7 @@ public class WorkflowEngineConfiguration {
             TaskProjectionListener taskProjection, EngineSettings settings, JobExecutorSettings jobs,
             ApplicationContext applicationContext) throws IOException {
         SpringProcessEngineConfiguration configuration = new SpringProcessEngineConfiguration();
-        configuration.setExpressionManager(new SharedExpressionFactory(applicationContext));
+        configuration.setExpressionManager(new SharedFactoryExpressionManager(applicationContext));
         configuration.setDataSource(workflowDataSource);
         configuration.setTransactionManager(transactionManager);
         configuration.setDatabaseSchemaUpdate(WorkflowSchema.ALREADY_MIGRATED);

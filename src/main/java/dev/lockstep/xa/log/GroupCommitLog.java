@@ -111,8 +111,4 @@ public final class GroupCommitLog implements OltpLog, RecoveryLog {
     public void close() {
         records.close();
     }
-
-    long forces() {
-        return file.forces();
-    }
 }

@@ -14,9 +14,9 @@ import org.springframework.context.ApplicationContext;
  * file and {@code el.properties} each time: 16-24 % of the service's CPU in the benchmark
  * (docs/performance.md).
  */
-final class SharedExpressionFactory extends SpringExpressionManager {
+final class SharedFactoryExpressionManager extends SpringExpressionManager {
 
-    SharedExpressionFactory(ApplicationContext applicationContext) {
+    SharedFactoryExpressionManager(ApplicationContext applicationContext) {
         super(applicationContext, null);
     }
 

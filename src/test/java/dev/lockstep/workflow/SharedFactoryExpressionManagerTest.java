@@ -19,7 +19,7 @@ import org.springframework.beans.factory.annotation.Autowired;
  * path again: each lookup searches every nested jar (the CPU the benchmark found). The lookups go through
  * the thread's context class loader, which this test replaces by one that records them.
  */
-class SharedExpressionFactoryTest extends UseCaseIntegrationTest {
+class SharedFactoryExpressionManagerTest extends UseCaseIntegrationTest {
 
     @Autowired
     ProcessEngine engine;
