@@ -28,6 +28,12 @@ import tools.jackson.databind.json.JsonMapper;
 final class Benchmark {
 
     private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+    /**
+     * The comparison measures what atomicity costs, so both deployments do the same work: the single database
+     * writes each approval's publish event and runs no publisher (docs/single-database.md), and so does the XA
+     * service here. Publishing has its own stage ({@link PublishBenchmark}).
+     */
+    static final List<String> LIKE_THE_SINGLE_DATABASE = List.of("--lockstep.publish.enabled=false");
 
     private Benchmark() {
     }
@@ -48,12 +54,13 @@ final class Benchmark {
     /**
      * {@code xaPhases}: the service's own XA phase timers over the window (empty for the single database);
      * {@code cpuMillisPerCycle}: CPU of each process per cycle ({@link ProcessCpu}; empty where not measured);
+     * {@code serviceThreadMillisPerCycle}: the service JVM's part of that by kind of thread ({@link ProcessCpu#serviceThreads});
      * {@code profile}: where the service JVM spent the window ({@link ServiceProfile}; null where not recorded).
      */
     record DeploymentResult(double seconds, long cycles, double cyclesPerSecond, double writeTransactionsPerSecond,
             Map<Operation, OperationLatency> operations, Map<String, WalPerCycle> walPerCycle,
             Map<String, XaPhaseStatistics.PhaseTiming> xaPhases, Map<String, Double> cpuMillisPerCycle,
-            ServiceProfile.Summary profile) {
+            Map<String, Double> serviceThreadMillisPerCycle, ServiceProfile.Summary profile) {
     }
 
     record LevelResult(int clients, DeploymentResult xa, DeploymentResult single, double throughputRatio,
@@ -78,7 +85,7 @@ final class Benchmark {
     }
 
     record Report(Instant started, Instant finished, Machine machine, List<Integer> clientLevels, long warmupSeconds,
-            long measureSeconds, FsyncProbe.Result fsync, List<LevelResult> levels,
+            long measureSeconds, FsyncProbe.Result fsync, Map<Deployment, JitWarmup.Result> jitWarmups, List<LevelResult> levels,
             FsyncFloor fsyncFloor, EngineSettingsStage.Result engineSettings, String engineSettingsFailure, String latencyChart) {
     }
 
@@ -88,13 +95,15 @@ final class Benchmark {
         double loadAtStart = loadAverage();
         FsyncProbe.Result fsync = FsyncProbe.measure(settings.outputDir(), Duration.ofSeconds(3));
         List<LevelResult> levels = new ArrayList<>();
-        CompletableFuture<ServiceUnderTest> startingXa = startAsync(Deployment.XA, settings);
-        CompletableFuture<ServiceUnderTest> startingSingle = startAsync(Deployment.SINGLE, settings);
+        Map<Deployment, JitWarmup.Result> warmups = new EnumMap<>(Deployment.class);
+        CompletableFuture<ServiceUnderTest> startingXa = startAsync(Deployment.XA, settings, LIKE_THE_SINGLE_DATABASE);
+        CompletableFuture<ServiceUnderTest> startingSingle = startAsync(Deployment.SINGLE, settings, List.of());
         try (ServiceUnderTest xa = startingXa.join(); ServiceUnderTest single = startingSingle.join()) {
             for (ServiceUnderTest service : List.of(xa, single)) {
                 for (String url : service.jdbcUrls.values()) {
                     WalStatistics.enableTiming(url);
                 }
+                warmups.put(service.deployment, JitWarmup.run(service, settings.jitWarmup()));
             }
             boolean xaFirst = true;
             for (int clients : settings.clientLevels()) {
@@ -123,16 +132,17 @@ final class Benchmark {
         Report report = new Report(started, Instant.now(), new Machine(Runtime.getRuntime().availableProcessors(), cpuModel(),
                 System.getProperty("os.name") + " " + System.getProperty("os.version"), System.getProperty("java.version"),
                 loadAtStart, loadAverage()), settings.clientLevels(), settings.warmup().toSeconds(),
-                settings.measure().toSeconds(), fsync, levels, FsyncFloor.of(fsync), engine, engineFailure, chart);
+                settings.measure().toSeconds(), fsync, warmups, levels, FsyncFloor.of(fsync), engine, engineFailure, chart);
         Files.writeString(settings.outputDir().resolve("report.json"), JSON.writeValueAsString(report));
         Files.writeString(settings.outputDir().resolve("summary.md"), BenchmarkSummary.markdown(report));
         return report;
     }
 
-    private static CompletableFuture<ServiceUnderTest> startAsync(Deployment deployment, BenchmarkSettings settings) {
+    private static CompletableFuture<ServiceUnderTest> startAsync(Deployment deployment, BenchmarkSettings settings,
+            List<String> arguments) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return ServiceUnderTest.start(deployment, settings, List.of());
+                return ServiceUnderTest.start(deployment, settings, arguments);
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
@@ -155,6 +165,7 @@ final class Benchmark {
         Map<String, WalStatistics> after = new LinkedHashMap<>();
         List<XaPhaseStatistics> phases = new ArrayList<>();
         List<Map<String, Double>> cpu = new ArrayList<>();
+        List<ProcessCpu.ThreadTimes> threads = new ArrayList<>();
         List<ServiceProfile> profiling = new ArrayList<>();
         List<ServiceProfile.Summary> profile = new ArrayList<>();
         if (recording != null) {
@@ -166,10 +177,12 @@ final class Benchmark {
                         profiling.add(ServiceProfile.start(service.pid(), recording));
                     }
                     cpu.add(service.cpuSeconds());
+                    threads.add(ProcessCpu.serviceThreads(service.pid()));
                     before.putAll(walStatistics(service));
                     phases.add(XaPhaseStatistics.parse(service.prometheus()));
                 }, () -> {
                     cpu.add(service.cpuSeconds());
+                    threads.add(ProcessCpu.serviceThreads(service.pid()));
                     after.putAll(walStatistics(service));
                     phases.add(XaPhaseStatistics.parse(service.prometheus()));
                     for (ServiceProfile recorder : profiling) {
@@ -187,9 +200,12 @@ final class Benchmark {
             wal.put(database, new WalPerCycle((double) delta.fsyncs() / cycles, delta.fsyncMillis() / cycles,
                     (double) delta.commits() / cycles));
         });
+        Map<String, Double> cpuPerCycle = ProcessCpu.millisPerCycle(cpu.get(0), cpu.get(1), run.cycles());
         return new DeploymentResult(run.seconds(), run.cycles(), run.cyclesPerSecond(),
                 run.cyclesPerSecond() * ApprovalCycleClient.WRITE_TRANSACTIONS_PER_CYCLE, operations, wal,
-                phases.get(1).since(phases.get(0), run.cycles()), ProcessCpu.millisPerCycle(cpu.get(0), cpu.get(1), run.cycles()),
+                phases.get(1).since(phases.get(0), run.cycles()), cpuPerCycle,
+                ProcessCpu.threadMillisPerCycle(threads.get(0), threads.get(1),
+                        cpuPerCycle.getOrDefault(ProcessCpu.SERVICE_JVM, 0.0), run.cycles()),
                 profile.isEmpty() ? null : profile.get(0));
     }
 

@@ -10,16 +10,27 @@ import java.util.List;
  * for the real run, {@code -cp <classpath> dev.lockstep.LockstepApplication} for the smoke run.
  */
 record BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration measure, List<String> launch, Path outputDir,
-        boolean engineStage, Duration engineWarmup, Duration engineMeasure) {
+        boolean engineStage, Duration engineWarmup, Duration engineMeasure, Warmup jitWarmup) {
 
-    /** Without the engine-settings stage (the smoke run). */
+    /**
+     * The warm-up of each freshly started service in the comparison ({@link JitWarmup}): {@code clients} run
+     * cycles in slices of {@code slice} until the JIT compiler uses under {@code jitShare} of the service's CPU
+     * over a slice, for at most {@code limit} (zero: no such warm-up).
+     */
+    record Warmup(Duration limit, int clients, Duration slice, double jitShare) {
+
+        static final Warmup NONE = new Warmup(Duration.ZERO, 0, Duration.ZERO, 0);
+    }
+
+    /** Without the engine-settings stage and without the JIT warm-up (the smoke run). */
     BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration measure, List<String> launch, Path outputDir) {
-        this(clientLevels, warmup, measure, launch, outputDir, false, Duration.ZERO, Duration.ZERO);
+        this(clientLevels, warmup, measure, launch, outputDir, false, Duration.ZERO, Duration.ZERO, Warmup.NONE);
     }
 
     /**
      * Reads {@code bench.*} system properties. The defaults (4 levels × 2 deployments × (15 s + 40 s),
-     * then the engine-settings stage, 6 windows of 10 s + 20 s) take about 13 minutes with startups.
+     * then the engine-settings stage, 6 windows of 10 s + 20 s) take about 13 minutes with startups, plus the
+     * JIT warm-up of the two services (up to 6 minutes each; 3 to 5 here).
      */
     static BenchmarkSettings fromSystemProperties(List<String> defaultLaunch) {
         List<Integer> levels = Arrays.stream(System.getProperty("bench.clients", "1,4,16,32").split(","))
@@ -32,6 +43,10 @@ record BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration m
                 Path.of(System.getProperty("bench.output", "target/bench")),
                 Boolean.parseBoolean(System.getProperty("bench.engine", "true")),
                 Duration.ofSeconds(Long.getLong("bench.engine-warmup-seconds", 10)),
-                Duration.ofSeconds(Long.getLong("bench.engine-measure-seconds", 20)));
+                Duration.ofSeconds(Long.getLong("bench.engine-measure-seconds", 20)),
+                new Warmup(Duration.ofSeconds(Long.getLong("bench.jit-warmup-limit-seconds", 360)),
+                        Integer.getInteger("bench.jit-warmup-clients", 4),
+                        Duration.ofSeconds(Long.getLong("bench.jit-warmup-slice-seconds", 15)),
+                        Double.parseDouble(System.getProperty("bench.jit-warmup-share", "0.10"))));
     }
 }

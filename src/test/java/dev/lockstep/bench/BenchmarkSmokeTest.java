@@ -19,11 +19,18 @@ class BenchmarkSmokeTest {
     @Test
     void oneClientCompletesApprovalCyclesOnBothDeploymentsAndTheReportIsWritten() throws Exception {
         Path output = Path.of("target/bench-smoke");
+        // a JIT warm-up of one short slice, whose threshold any share meets
         BenchmarkSettings settings = new BenchmarkSettings(List.of(1), Duration.ofSeconds(3), Duration.ofSeconds(8),
-                List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"), output);
+                List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"), output, false,
+                Duration.ZERO, Duration.ZERO, new BenchmarkSettings.Warmup(Duration.ofSeconds(30), 1, Duration.ofSeconds(2), 1.01));
 
         Benchmark.Report report = Benchmark.run(settings);
 
+        assertThat(report.jitWarmups().values()).allSatisfy(warmup -> {
+            assertThat(warmup.reached()).isTrue();
+            assertThat(warmup.slices()).hasSize(1);
+            assertThat(warmup.cycles()).isPositive();
+        });
         Benchmark.LevelResult level = report.levels().get(0);
         for (Benchmark.DeploymentResult deployment : List.of(level.xa(), level.single())) {
             assertThat(deployment.cycles()).isPositive();
@@ -39,6 +46,9 @@ class BenchmarkSmokeTest {
                 "lockstep_workflow", ProcessCpu.LOAD_GENERATOR).allSatisfy((process, millis) -> assertThat(millis).isPositive());
         assertThat(level.single().cpuMillisPerCycle()).containsOnlyKeys(ProcessCpu.SERVICE_JVM, "lockstep",
                 ProcessCpu.LOAD_GENERATOR).allSatisfy((process, millis) -> assertThat(millis).isPositive());
+        assertThat(level.xa().serviceThreadMillisPerCycle()).containsKeys(ProcessCpu.HTTP_THREADS, ProcessCpu.JIT_COMPILER,
+                ProcessCpu.GARBAGE_COLLECTOR, ProcessCpu.OTHER_THREADS, ProcessCpu.ENDED_THREADS);
+        assertThat(level.xa().serviceThreadMillisPerCycle().get(ProcessCpu.HTTP_THREADS)).isPositive();
         // JFR recorded the service over the 1-client window: samples on the CPU and on the request threads
         for (Benchmark.DeploymentResult deployment : List.of(level.xa(), level.single())) {
             assertThat(deployment.profile().cpuSamples()).isPositive();

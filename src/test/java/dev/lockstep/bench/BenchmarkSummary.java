@@ -27,6 +27,7 @@ final class BenchmarkSummary {
         md.append(format("Disk floor: 8 KiB write + fdatasync p50 %.0f µs, p99 %.0f µs, max %.0f µs (%d samples).%n%n",
                 fsync.p50Micros(), fsync.p99Micros(), fsync.maxMicros(), fsync.samples()));
 
+        jitWarmups(md, report);
         md.append("## Throughput\n\n| clients | XA cycles/s | single cycles/s | XA / single | XA write tx/s | single write tx/s |"
                 + " cycle p50 XA / single |\n|---:|---:|---:|---:|---:|---:|---:|\n");
         for (LevelResult level : report.levels()) {
@@ -75,6 +76,25 @@ final class BenchmarkSummary {
         }
     }
 
+    /** How long each service ran cycles before the first level, and how much the compiler still used at the end. */
+    private static void jitWarmups(StringBuilder md, Report report) {
+        if (report.jitWarmups().values().stream().allMatch(warmup -> warmup.slices().isEmpty())) {
+            return;
+        }
+        md.append("## JIT warm-up before the first level\n\nEach service ran approval cycles in slices until the JIT compiler"
+                + " used under the threshold of its CPU over a slice (the first level is not measured cold).\n\n"
+                + "| deployment | seconds | cycles | slices | JIT share of the service's CPU: first slice → last | under the threshold |"
+                + "\n|---|---:|---:|---:|---|---|\n");
+        report.jitWarmups().forEach((deployment, warmup) -> {
+            if (!warmup.slices().isEmpty()) {
+                md.append(format("| %s | %.0f | %d | %d | %.0f %% → %.0f %% | %s |%n", deployment.name().toLowerCase(),
+                        warmup.seconds(), warmup.cycles(), warmup.slices().size(), 100 * warmup.slices().get(0).jitShare(),
+                        100 * warmup.lastJitShare(), warmup.reached() ? "yes" : "no: the time limit ended it"));
+            }
+        });
+        md.append('\n');
+    }
+
     private static void cpuRows(StringBuilder md, int clients, String deployment, DeploymentResult result) {
         if (result.cpuMillisPerCycle().isEmpty()) {
             md.append(format("| %d | %s | not measured (no /proc) | |%n", clients, deployment));
@@ -84,6 +104,8 @@ final class BenchmarkSummary {
                 deployment, process, millis)));
         md.append(format("| %d | %s | **all** | **%.1f** |%n", clients, deployment,
                 result.cpuMillisPerCycle().values().stream().mapToDouble(Double::doubleValue).sum()));
+        result.serviceThreadMillisPerCycle().forEach((kind, millis) -> md.append(format("| %d | %s | service JVM: %s | %.1f |%n",
+                clients, deployment, kind, millis)));
     }
 
     /** The JFR summaries: the five heaviest groups of each kind; report.json has ten, the .jfr file everything. */
