@@ -103,6 +103,11 @@ final class Benchmark {
                 for (String url : service.jdbcUrls.values()) {
                     WalStatistics.enableTiming(url);
                 }
+                if (settings.clientLevels().stream().anyMatch(ServiceProfile::wanted)) {
+                    // JFR's first start instruments the JDK's socket and file classes, and the JIT compiles again
+                    // what used them: that belongs in the warm-up, not in the first recorded window
+                    ServiceProfile.warmUp(service.pid());
+                }
                 warmups.put(service.deployment, JitWarmup.run(service, settings.jitWarmup()));
             }
             boolean xaFirst = true;

@@ -59,7 +59,7 @@ final class TodoScaleBenchmark {
                     Integer.getInteger("bench.todo.historic-tasks", 1_000_000), Integer.getInteger("bench.todo.users", 1_000),
                     Integer.getInteger("bench.todo.groups", 50), Integer.getInteger("bench.todo.requests", 500),
                     Integer.getInteger("bench.todo.requests-without-indexes", 20),
-                    Integer.getInteger("bench.todo.warmup-requests", 100), Integer.getInteger("bench.todo.deep-page", 25),
+                    Integer.getInteger("bench.todo.warmup-requests", 1000), Integer.getInteger("bench.todo.deep-page", 25),
                     Integer.getInteger("bench.todo.readers", 16));
         }
     }
@@ -130,6 +130,8 @@ final class TodoScaleBenchmark {
                 String size = strings(db, "select pg_size_pretty(pg_total_relation_size('task_projection'))").get(0);
 
                 HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+                // JFR's first start makes the JIT compile again what reads sockets: before the warm-up, not in a pass
+                ServiceProfile.warmUp(service.pid());
                 Map<Page, Integer> reached = new EnumMap<>(Page.class);
                 Map<Page, List<String>> cursors = deepCursors(http, service.baseUrl(), sizes.deepPage(), reached);
                 Pass without = measure(db, http, service.baseUrl(), cursors, List.of(), sizes.requestsWithoutIndexes(),
@@ -141,6 +143,7 @@ final class TodoScaleBenchmark {
                 execute(db, "analyze task_offer");
                 Pass with = measure(db, http, service.baseUrl(), cursors, indexes, sizes.requests(), sizes.warmupRequests(),
                         service.pid(), settings.outputDir().resolve("todo-pages-1-reader.jfr"));
+                timePagesConcurrently(http, service.baseUrl(), cursors, 4 * sizes.warmupRequests(), sizes.readers());
                 var concurrent = ServiceProfile.during(service.pid(), settings.outputDir().resolve("todo-pages-" + sizes.readers()
                         + "-readers.jfr"), ServiceProfile.wanted(sizes.readers()), () -> timePagesConcurrently(http, service.baseUrl(),
                         cursors, 4 * sizes.requests(), sizes.readers()));
