@@ -177,24 +177,27 @@ public class IntentJournal implements IntentJournaling {
             }
         }
 
+        /**
+         * One round trip. On PostgreSQL the mark is its own transaction block sent as one batch, so that it alone
+         * commits asynchronously; if any statement of it fails the block is left aborted, and the rollback gives
+         * the pool a clean connection back.
+         */
         private void markOutcome(Connection connection, String outcome, Timestamp completedAt) throws SQLException {
-            connection.setAutoCommit(false);
             // only from PREPARING: a HEURISTIC mark the event recorder wrote first stays
-            try (Statement local = connection.createStatement(); PreparedStatement mark = connection.prepareStatement(
-                    "update recovery_intent set status = ?, completed_at = ? where id = ? and status = 'PREPARING'")) {
-                if (asynchronousOutcome) {
-                    local.execute("set local synchronous_commit = off");
-                }
+            String update = "update recovery_intent set status = ?, completed_at = ? where id = ? and status = 'PREPARING'";
+            try (PreparedStatement mark = connection.prepareStatement(asynchronousOutcome
+                    ? "begin; set local synchronous_commit = off; " + update + "; commit" : update)) {
                 mark.setString(1, outcome);
                 mark.setTimestamp(2, completedAt);
                 mark.setLong(3, id);
-                mark.executeUpdate();
-                connection.commit();
+                mark.execute();
             } catch (SQLException | RuntimeException e) {
-                connection.rollback();
+                if (asynchronousOutcome) {
+                    try (Statement rollback = connection.createStatement()) {
+                        rollback.execute("rollback");
+                    }
+                }
                 throw e;
-            } finally {
-                connection.setAutoCommit(true);
             }
         }
     }
