@@ -47,7 +47,7 @@ public class WorkflowEngineConfiguration {
             @Qualifier("transactionManager") PlatformTransactionManager transactionManager, WorkflowSchema schema,
             TaskProjectionListener taskProjection, EngineSettings settings, JobExecutorSettings jobs,
             ApplicationContext applicationContext) throws IOException {
-        SpringProcessEngineConfiguration configuration = new SpringProcessEngineConfiguration();
+        SpringProcessEngineConfiguration configuration = new StatementReusingEngineConfiguration();
         configuration.setExpressionManager(new SharedFactoryExpressionManager(applicationContext));
         configuration.setDataSource(workflowDataSource);
         configuration.setTransactionManager(transactionManager);
