@@ -13,6 +13,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -124,29 +125,37 @@ public class TaskProjection {
      * ix_task_projection_todo_assignee, each group's offers from ix_task_offer_todo (one lateral arm per
      * group) — and the page is the newest of those: the cost grows with the page size and the number of
      * the user's groups, not with the number of open tasks.
+     * <p>The groups are a VALUES list and the limits literals (a page size the controller bounds), so that
+     * PostgreSQL's estimates of a generic plan match the custom ones and it keeps one generic plan per
+     * pooled connection: with the groups in one array parameter it planned every request anew (about half
+     * a millisecond, as long as running it; docs/performance.md).
      */
     TaskPage todo(String userId, Collection<String> groups, TaskFilter filter, String cursor, int size) {
         TaskCursor position = cursor == null ? null : TaskCursor.decode(cursor);
+        String limit = Integer.toString(Math.addExact(size, 1));
         // never the caller's own applications: whatever put such a task in reach, she does not decide it
         Query own = filtered(new Query("p.state = 'OPEN' and p.assignee = ? and p.applicant_id <> ?", userId, userId), filter)
                 .after(position, "p.created_at", "p.task_id");
         Query offered = filtered(new Query("o.group_id = offered_to.group_id and p.applicant_id <> ?", userId), filter)
                 .after(position, "o.created_at", "o.task_id");
+        String offeredArm = groups.isEmpty() ? "" : """
+                    union
+                    (select arm.task_id from (values %s) as offered_to(group_id) cross join lateral (
+                        select o.task_id from task_offer o join task_projection p on p.task_id = o.task_id where %s
+                         order by o.created_at desc, o.task_id desc limit %s) arm)
+                """.formatted(String.join(", ", Collections.nCopies(groups.size(), "(?)")), offered.where, limit);
         String sql = """
                 select p.* from task_projection p join (
                     (select p.task_id from task_projection p where %s
-                      order by p.created_at desc, p.task_id desc limit ?)
-                    union
-                    (select arm.task_id from unnest(string_to_array(?, ',')) as offered_to(group_id) cross join lateral (
-                        select o.task_id from task_offer o join task_projection p on p.task_id = o.task_id where %s
-                         order by o.created_at desc, o.task_id desc limit ?) arm)
-                ) candidates on candidates.task_id = p.task_id
-                order by p.created_at desc, p.task_id desc limit ?
-                """.formatted(own.where, offered.where);
+                      order by p.created_at desc, p.task_id desc limit %s)
+                %s) candidates on candidates.task_id = p.task_id
+                order by p.created_at desc, p.task_id desc limit %s
+                """.formatted(own.where, limit, offeredArm, limit);
         List<Object> args = new ArrayList<>(own.args);
-        args.addAll(List.of(size + 1, String.join(",", groups)));
-        args.addAll(offered.args);
-        args.addAll(List.of(size + 1, size + 1));
+        if (!groups.isEmpty()) {
+            args.addAll(groups);
+            args.addAll(offered.args);
+        }
         return page(query(sql, args.toArray()), size, TaskView::createdAt);
     }
 
@@ -155,10 +164,9 @@ public class TaskProjection {
         TaskCursor position = cursor == null ? null : TaskCursor.decode(cursor);
         Query query = filtered(new Query("p.state = 'COMPLETED' and p.assignee = ?", userId), filter)
                 .after(position, "p.ended_at", "p.task_id");
-        List<Object> args = new ArrayList<>(query.args);
-        args.add(size + 1);
         return page(query("select p.* from task_projection p where " + query.where
-                + " order by p.ended_at desc, p.task_id desc limit ?", args.toArray()), size, TaskView::endedAt);
+                + " order by p.ended_at desc, p.task_id desc limit " + Math.addExact(size, 1), query.args.toArray()), size,
+                TaskView::endedAt);
     }
 
     private static Query filtered(Query query, TaskFilter filter) {

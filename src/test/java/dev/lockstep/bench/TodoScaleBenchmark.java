@@ -94,19 +94,20 @@ final class TodoScaleBenchmark {
      * The served statements as TaskProjection builds them without filters (first page, then with the
      * keyset cursor in each %s), for EXPLAIN only; the latencies come from the real endpoints.
      */
+    /** The statements TaskProjection issues for a caller with one group and the default page of 20. */
     private static final String TODO_SQL = """
             select p.* from task_projection p join (
-                (select p.task_id from task_projection p where p.state = 'OPEN' and p.assignee = ?%s
-                  order by p.created_at desc, p.task_id desc limit ?)
+                (select p.task_id from task_projection p where p.state = 'OPEN' and p.assignee = ? and p.applicant_id <> ?%s
+                  order by p.created_at desc, p.task_id desc limit 21)
                 union
-                (select arm.task_id from unnest(string_to_array(?, ',')) as offered_to(group_id) cross join lateral (
+                (select arm.task_id from (values (?)) as offered_to(group_id) cross join lateral (
                     select o.task_id from task_offer o join task_projection p on p.task_id = o.task_id
-                     where o.group_id = offered_to.group_id%s
-                     order by o.created_at desc, o.task_id desc limit ?) arm)
+                     where o.group_id = offered_to.group_id and p.applicant_id <> ?%s
+                     order by o.created_at desc, o.task_id desc limit 21) arm)
             ) candidates on candidates.task_id = p.task_id
-            order by p.created_at desc, p.task_id desc limit ?""";
+            order by p.created_at desc, p.task_id desc limit 21""";
     private static final String DONE_SQL = "select p.* from task_projection p where p.state = 'COMPLETED' and p.assignee = ?%s"
-            + " order by p.ended_at desc, p.task_id desc limit ?";
+            + " order by p.ended_at desc, p.task_id desc limit 21";
 
     private TodoScaleBenchmark() {
     }
@@ -339,14 +340,12 @@ final class TodoScaleBenchmark {
         String sql = "explain (analyze, buffers) " + (todo
                 ? TODO_SQL.formatted(keyset(position, "p.created_at", "p.task_id"), keyset(position, "o.created_at", "o.task_id"))
                 : DONE_SQL.formatted(keyset(position, "p.ended_at", "p.task_id")));
-        List<Object> args = new ArrayList<>(List.of(CALLERS.get(0)));
+        List<Object> args = new ArrayList<>(todo ? List.of(CALLERS.get(0), CALLERS.get(0)) : List.of(CALLERS.get(0)));
         addKeyset(args, position);
         if (todo) {
-            args.addAll(List.of(21, CALLER_GROUPS.get(0)));
+            args.addAll(List.of(CALLER_GROUPS.get(0), CALLERS.get(0)));
             addKeyset(args, position);
-            args.add(21);
         }
-        args.add(21);
         StringBuilder plan = new StringBuilder();
         try (PreparedStatement statement = db.prepareStatement(sql)) {
             for (int i = 0; i < args.size(); i++) {

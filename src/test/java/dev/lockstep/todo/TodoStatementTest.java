@@ -10,6 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +41,8 @@ class TodoStatementTest {
     TaskProjection projection;
     @Autowired
     PlatformTransactionManager transactions;
+    @PersistenceContext
+    EntityManager entityManager;
 
     @Test
     void pagesOfOwnAndOfferedTasksEqualThePlainDefinition() {
@@ -75,6 +79,23 @@ class TodoStatementTest {
             db.business().update("delete from task_projection where task_id = 'two-groups'");
         }
         assertOffersMatchProjection(db);
+    }
+
+    /**
+     * pgjdbc prepares a statement on the server from its fifth execution on a connection; PostgreSQL then plans
+     * it five times for the values given and keeps a generic plan when that costs no more. With the groups in
+     * one array parameter it never did, and every todo page was planned anew.
+     */
+    @Test
+    void theTodoStatementKeepsAGenericPlan() {
+        long genericPlans = new TransactionTemplate(transactions).execute(status -> {
+            for (int i = 0; i < 12; i++) {
+                projection.todo("bob", List.of("managers", "legal"), NO_FILTER, null, 20);
+            }
+            return ((Number) entityManager.createNativeQuery("select coalesce(sum(generic_plans), 0) from pg_prepared_statements"
+                    + " where statement like '%from task_offer o join task_projection p%'").getSingleResult()).longValue();
+        });
+        assertThat(genericPlans).isPositive();
     }
 
     private List<String> pagedThrough(String user, String groups, int size) {
