@@ -55,12 +55,14 @@ final class Benchmark {
      * {@code xaPhases}: the service's own XA phase timers over the window (empty for the single database);
      * {@code cpuMillisPerCycle}: CPU of each process per cycle ({@link ProcessCpu}; empty where not measured);
      * {@code serviceThreadMillisPerCycle}: the service JVM's part of that by kind of thread ({@link ProcessCpu#serviceThreads});
-     * {@code profile}: where the service JVM spent the window ({@link ServiceProfile}; null where not recorded).
+     * {@code profile}: where the service JVM spent the window ({@link ServiceProfile}; null where not recorded);
+     * {@code cpuProbeMillisAt*}: how slow the machine's CPU was at the window's edges ({@link CpuSpeedProbe}).
      */
     record DeploymentResult(double seconds, long cycles, double cyclesPerSecond, double writeTransactionsPerSecond,
             Map<Operation, OperationLatency> operations, Map<String, WalPerCycle> walPerCycle,
             Map<String, XaPhaseStatistics.PhaseTiming> xaPhases, Map<String, Double> cpuMillisPerCycle,
-            Map<String, Double> serviceThreadMillisPerCycle, ServiceProfile.Summary profile) {
+            Map<String, Double> serviceThreadMillisPerCycle, ServiceProfile.Summary profile, double cpuProbeMillisAtStart,
+            double cpuProbeMillisAtEnd) {
     }
 
     record LevelResult(int clients, DeploymentResult xa, DeploymentResult single, double throughputRatio,
@@ -85,7 +87,8 @@ final class Benchmark {
     }
 
     record Report(Instant started, Instant finished, Machine machine, List<Integer> clientLevels, long warmupSeconds,
-            long measureSeconds, FsyncProbe.Result fsync, Map<Deployment, JitWarmup.Result> jitWarmups, List<LevelResult> levels,
+            long measureSeconds, FsyncProbe.Result fsync, double cpuProbeMillis, Map<Deployment, JitWarmup.Result> jitWarmups,
+            List<LevelResult> levels,
             FsyncFloor fsyncFloor, EngineSettingsStage.Result engineSettings, String engineSettingsFailure, String latencyChart) {
     }
 
@@ -94,6 +97,10 @@ final class Benchmark {
         Instant started = Instant.now();
         double loadAtStart = loadAverage();
         FsyncProbe.Result fsync = FsyncProbe.measure(settings.outputDir(), Duration.ofSeconds(3));
+        double cpuProbe = Double.MAX_VALUE;
+        for (int i = 0; i < 20; i++) { // the first runs are the JIT's; the fastest is the machine's
+            cpuProbe = Math.min(cpuProbe, CpuSpeedProbe.millis());
+        }
         List<LevelResult> levels = new ArrayList<>();
         Map<Deployment, JitWarmup.Result> warmups = new EnumMap<>(Deployment.class);
         CompletableFuture<ServiceUnderTest> startingXa = startAsync(Deployment.XA, settings, LIKE_THE_SINGLE_DATABASE);
@@ -137,7 +144,8 @@ final class Benchmark {
         Report report = new Report(started, Instant.now(), new Machine(Runtime.getRuntime().availableProcessors(), cpuModel(),
                 System.getProperty("os.name") + " " + System.getProperty("os.version"), System.getProperty("java.version"),
                 loadAtStart, loadAverage()), settings.clientLevels(), settings.warmup().toSeconds(),
-                settings.measure().toSeconds(), fsync, warmups, levels, FsyncFloor.of(fsync), engine, engineFailure, chart);
+                settings.measure().toSeconds(), fsync, cpuProbe, warmups, levels, FsyncFloor.of(fsync), engine, engineFailure,
+                chart);
         Files.writeString(settings.outputDir().resolve("report.json"), JSON.writeValueAsString(report));
         Files.writeString(settings.outputDir().resolve("summary.md"), BenchmarkSummary.markdown(report));
         return report;
@@ -171,6 +179,7 @@ final class Benchmark {
         List<XaPhaseStatistics> phases = new ArrayList<>();
         List<Map<String, Double>> cpu = new ArrayList<>();
         List<ProcessCpu.ThreadTimes> threads = new ArrayList<>();
+        List<Double> probes = new ArrayList<>();
         List<ServiceProfile> profiling = new ArrayList<>();
         List<ServiceProfile.Summary> profile = new ArrayList<>();
         if (recording != null) {
@@ -181,6 +190,7 @@ final class Benchmark {
                     if (recording != null) {
                         profiling.add(ServiceProfile.start(service.pid(), recording));
                     }
+                    probes.add(CpuSpeedProbe.millis());
                     cpu.add(service.cpuSeconds());
                     threads.add(ProcessCpu.serviceThreads(service.pid()));
                     before.putAll(walStatistics(service));
@@ -188,6 +198,7 @@ final class Benchmark {
                 }, () -> {
                     cpu.add(service.cpuSeconds());
                     threads.add(ProcessCpu.serviceThreads(service.pid()));
+                    probes.add(CpuSpeedProbe.millis());
                     after.putAll(walStatistics(service));
                     phases.add(XaPhaseStatistics.parse(service.prometheus()));
                     for (ServiceProfile recorder : profiling) {
@@ -211,7 +222,7 @@ final class Benchmark {
                 phases.get(1).since(phases.get(0), run.cycles()), cpuPerCycle,
                 ProcessCpu.threadMillisPerCycle(threads.get(0), threads.get(1),
                         cpuPerCycle.getOrDefault(ProcessCpu.SERVICE_JVM, 0.0), run.cycles()),
-                profile.isEmpty() ? null : profile.get(0));
+                profile.isEmpty() ? null : profile.get(0), probes.get(0), probes.get(1));
     }
 
     private static Map<String, WalStatistics> walStatistics(ServiceUnderTest service) throws SQLException {

@@ -26,15 +26,20 @@ final class BenchmarkSummary {
         FsyncProbe.Result fsync = report.fsync();
         md.append(format("Disk floor: 8 KiB write + fdatasync p50 %.0f µs, p99 %.0f µs, max %.0f µs (%d samples).%n%n",
                 fsync.p50Micros(), fsync.p99Micros(), fsync.maxMicros(), fsync.samples()));
+        md.append(format("CPU speed probe (CpuSpeedProbe: CPU time of SHA-256 over 16 MiB in the load generator) at the start:"
+                + " %.1f ms. The throughput table gives it at each window's edges: a window whose probe is well above this ran"
+                + " on a slowed machine, and its figures (and any ratio with it) are inflated.%n%n", report.cpuProbeMillis()));
 
         jitWarmups(md, report);
         md.append("## Throughput\n\n| clients | XA cycles/s | single cycles/s | XA / single | XA write tx/s | single write tx/s |"
-                + " cycle p50 XA / single |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " cycle p50 XA / single | CPU probe ms, XA window start / end | single window start / end |"
+                + "\n|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
         for (LevelResult level : report.levels()) {
-            md.append(format("| %d | %.1f | %.1f | **%.2f** | %.1f | %.1f | %.2f |%n", level.clients(),
+            md.append(format("| %d | %.1f | %.1f | **%.2f** | %.1f | %.1f | %.2f | %.1f / %.1f | %.1f / %.1f |%n", level.clients(),
                     level.xa().cyclesPerSecond(), level.single().cyclesPerSecond(), level.throughputRatio(),
                     level.xa().writeTransactionsPerSecond(), level.single().writeTransactionsPerSecond(),
-                    level.cycleP50LatencyRatio()));
+                    level.cycleP50LatencyRatio(), level.xa().cpuProbeMillisAtStart(), level.xa().cpuProbeMillisAtEnd(),
+                    level.single().cpuProbeMillisAtStart(), level.single().cpuProbeMillisAtEnd()));
         }
 
         md.append("\n## Latency per operation (ms)\n\n| clients | operation | XA p50 | XA p95 | XA p99 | XA max | single p50 |"
