@@ -14,6 +14,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.HdrHistogram.Histogram;
 import tools.jackson.databind.SerializationFeature;
@@ -56,13 +57,14 @@ final class Benchmark {
      * {@code cpuMillisPerCycle}: CPU of each process per cycle ({@link ProcessCpu}; empty where not measured);
      * {@code serviceThreadMillisPerCycle}: the service JVM's part of that by kind of thread ({@link ProcessCpu#serviceThreads});
      * {@code profile}: where the service JVM spent the window ({@link ServiceProfile}; null where not recorded);
-     * {@code cpuProbeMillisAt*}: how slow the machine's CPU was at the window's edges ({@link CpuSpeedProbe}).
+     * {@code cpuProbeMillis*}: how slow the machine's CPU was at the windows' edges ({@link CpuSpeedProbe});
+     * {@code cyclesPerSecondByRound}: the throughput of each of the level's windows (rounds), in order.
      */
     record DeploymentResult(double seconds, long cycles, double cyclesPerSecond, double writeTransactionsPerSecond,
             Map<Operation, OperationLatency> operations, Map<String, WalPerCycle> walPerCycle,
             Map<String, XaPhaseStatistics.PhaseTiming> xaPhases, Map<String, Double> cpuMillisPerCycle,
-            Map<String, Double> serviceThreadMillisPerCycle, ServiceProfile.Summary profile, double cpuProbeMillisAtStart,
-            double cpuProbeMillisAtEnd) {
+            Map<String, Double> serviceThreadMillisPerCycle, ServiceProfile.Summary profile, double cpuProbeMillisLowest,
+            double cpuProbeMillisHighest, List<Double> cyclesPerSecondByRound) {
     }
 
     record LevelResult(int clients, DeploymentResult xa, DeploymentResult single, double throughputRatio,
@@ -87,7 +89,7 @@ final class Benchmark {
     }
 
     record Report(Instant started, Instant finished, Machine machine, List<Integer> clientLevels, long warmupSeconds,
-            long measureSeconds, FsyncProbe.Result fsync, double cpuProbeMillis, Map<Deployment, JitWarmup.Result> jitWarmups,
+            long measureSeconds, int rounds, FsyncProbe.Result fsync, double cpuProbeMillis, Map<Deployment, JitWarmup.Result> jitWarmups,
             List<LevelResult> levels,
             FsyncFloor fsyncFloor, EngineSettingsStage.Result engineSettings, String engineSettingsFailure, String latencyChart) {
     }
@@ -119,13 +121,20 @@ final class Benchmark {
             }
             boolean xaFirst = true;
             for (int clients : settings.clientLevels()) {
-                Map<Deployment, DeploymentResult> results = new EnumMap<>(Deployment.class);
-                for (ServiceUnderTest service : xaFirst ? List.of(xa, single) : List.of(single, xa)) {
-                    results.put(service.deployment, measure(service, clients, settings));
+                Map<Deployment, List<Window>> windows = new EnumMap<>(Deployment.class);
+                for (int round = 0; round < settings.rounds(); round++) {
+                    // alternate which goes first, round by round and level by level, so drifting load hits both alike
+                    for (ServiceUnderTest service : xaFirst == (round % 2 == 0) ? List.of(xa, single) : List.of(single, xa)) {
+                        Path recording = round == 0 && ServiceProfile.wanted(clients) ? settings.outputDir()
+                                .resolve(service.deployment.name().toLowerCase() + "-" + clients + "-clients.jfr") : null;
+                        windows.computeIfAbsent(service.deployment, d -> new ArrayList<>()).add(window(service, clients,
+                                round == 0 ? settings.warmup() : settings.roundWarmup(),
+                                settings.measure().dividedBy(settings.rounds()), recording));
+                    }
                 }
                 xaFirst = !xaFirst;
-                DeploymentResult x = results.get(Deployment.XA);
-                DeploymentResult s = results.get(Deployment.SINGLE);
+                DeploymentResult x = result(windows.get(Deployment.XA));
+                DeploymentResult s = result(windows.get(Deployment.SINGLE));
                 levels.add(new LevelResult(clients, x, s, x.cyclesPerSecond() / s.cyclesPerSecond(),
                         x.operations().get(Operation.CYCLE).p50Millis() / s.operations().get(Operation.CYCLE).p50Millis()));
             }
@@ -144,7 +153,7 @@ final class Benchmark {
         Report report = new Report(started, Instant.now(), new Machine(Runtime.getRuntime().availableProcessors(), cpuModel(),
                 System.getProperty("os.name") + " " + System.getProperty("os.version"), System.getProperty("java.version"),
                 loadAtStart, loadAverage()), settings.clientLevels(), settings.warmup().toSeconds(),
-                settings.measure().toSeconds(), fsync, cpuProbe, warmups, levels, FsyncFloor.of(fsync), engine, engineFailure,
+                settings.measure().toSeconds(), settings.rounds(), fsync, cpuProbe, warmups, levels, FsyncFloor.of(fsync), engine, engineFailure,
                 chart);
         Files.writeString(settings.outputDir().resolve("report.json"), JSON.writeValueAsString(report));
         Files.writeString(settings.outputDir().resolve("summary.md"), BenchmarkSummary.markdown(report));
@@ -162,17 +171,22 @@ final class Benchmark {
         });
     }
 
-    static DeploymentResult measure(ServiceUnderTest service, int clients, BenchmarkSettings settings) throws Exception {
-        Path recording = settings.outputDir().resolve(service.deployment.name().toLowerCase() + "-" + clients + "-clients.jfr");
-        return measure(service, clients, settings.warmup(), settings.measure(), ServiceProfile.wanted(clients) ? recording : null);
+    static DeploymentResult measure(ServiceUnderTest service, int clients, Duration warmup, Duration window) throws Exception {
+        return result(List.of(window(service, clients, warmup, window, null)));
     }
 
-    static DeploymentResult measure(ServiceUnderTest service, int clients, Duration warmup, Duration window) throws Exception {
-        return measure(service, clients, warmup, window, null);
+    /**
+     * What one measured window saw of one service: its cycles and latencies, and the differences of the servers'
+     * counters between its edges. {@code threadSeconds}: CPU by kind of thread of the service JVM; {@code probes}:
+     * the CPU speed probe at both edges.
+     */
+    record Window(double seconds, long cycles, LatencyRecording latencies, Map<String, WalStatistics> wal,
+            XaPhaseStatistics phases, Map<String, Double> cpuSeconds, Map<String, Double> threadSeconds,
+            ServiceProfile.Summary profile, List<Double> probes) {
     }
 
     /** {@code recording}: where to write a JFR recording of the service over the window, or null for none. */
-    static DeploymentResult measure(ServiceUnderTest service, int clients, Duration warmup, Duration window, Path recording)
+    static Window window(ServiceUnderTest service, int clients, Duration warmup, Duration window, Path recording)
             throws Exception {
         Map<String, WalStatistics> before = new LinkedHashMap<>();
         Map<String, WalStatistics> after = new LinkedHashMap<>();
@@ -205,24 +219,60 @@ final class Benchmark {
                         profile.add(recorder.stop());
                     }
                 });
+        Map<String, WalStatistics> wal = new LinkedHashMap<>();
+        after.forEach((database, stats) -> wal.put(database, stats.minus(before.get(database))));
+        Map<String, Double> cpuSeconds = new LinkedHashMap<>();
+        cpu.get(1).forEach((process, seconds) -> {
+            if (cpu.get(0).containsKey(process)) {
+                cpuSeconds.put(process, seconds - cpu.get(0).get(process));
+            }
+        });
+        Map<String, Double> threadSeconds = threads.get(1).seconds().isEmpty() ? Map.of()
+                : ProcessCpu.secondsByKind(threads.get(0), threads.get(1));
+        return new Window(run.seconds(), run.cycles(), run.latencies(), wal, phases.get(1).minus(phases.get(0)), cpuSeconds,
+                threadSeconds, profile.isEmpty() ? null : profile.get(0), probes);
+    }
+
+    /** The windows of one deployment at one level taken together: their cycles over their time, counters summed. */
+    static DeploymentResult result(List<Window> windows) {
+        double seconds = windows.stream().mapToDouble(Window::seconds).sum();
+        long measured = windows.stream().mapToLong(Window::cycles).sum();
+        long cycles = Math.max(1, measured);
+        LatencyRecording latencies = new LatencyRecording();
+        Map<String, WalStatistics> wal = new LinkedHashMap<>();
+        XaPhaseStatistics phases = XaPhaseStatistics.NONE;
+        Map<String, Double> cpuSeconds = new LinkedHashMap<>();
+        Map<String, Double> threadSeconds = new LinkedHashMap<>();
+        for (Window window : windows) {
+            latencies.add(window.latencies());
+            window.wal().forEach((database, delta) -> wal.merge(database, delta, WalStatistics::plus));
+            phases = phases.plus(window.phases());
+            window.cpuSeconds().forEach((process, cpu) -> cpuSeconds.merge(process, cpu, Double::sum));
+            window.threadSeconds().forEach((kind, cpu) -> threadSeconds.merge(kind, cpu, Double::sum));
+        }
         Map<Operation, OperationLatency> operations = new EnumMap<>(Operation.class);
         for (Operation operation : Operation.values()) {
-            operations.put(operation, OperationLatency.of(run.latencies().histogram(operation), run.latencies().errors(operation)));
+            operations.put(operation, OperationLatency.of(latencies.histogram(operation), latencies.errors(operation)));
         }
-        long cycles = Math.max(1, run.cycles());
-        Map<String, WalPerCycle> wal = new LinkedHashMap<>();
-        after.forEach((database, stats) -> {
-            WalStatistics delta = stats.minus(before.get(database));
-            wal.put(database, new WalPerCycle((double) delta.fsyncs() / cycles, delta.fsyncMillis() / cycles,
-                    (double) delta.commits() / cycles));
-        });
-        Map<String, Double> cpuPerCycle = ProcessCpu.millisPerCycle(cpu.get(0), cpu.get(1), run.cycles());
-        return new DeploymentResult(run.seconds(), run.cycles(), run.cyclesPerSecond(),
-                run.cyclesPerSecond() * ApprovalCycleClient.WRITE_TRANSACTIONS_PER_CYCLE, operations, wal,
-                phases.get(1).since(phases.get(0), run.cycles()), cpuPerCycle,
-                ProcessCpu.threadMillisPerCycle(threads.get(0), threads.get(1),
-                        cpuPerCycle.getOrDefault(ProcessCpu.SERVICE_JVM, 0.0), run.cycles()),
-                profile.isEmpty() ? null : profile.get(0), probes.get(0), probes.get(1));
+        Map<String, WalPerCycle> walPerCycle = new LinkedHashMap<>();
+        wal.forEach((database, delta) -> walPerCycle.put(database, new WalPerCycle((double) delta.fsyncs() / cycles,
+                delta.fsyncMillis() / cycles, (double) delta.commits() / cycles)));
+        Map<String, Double> cpuPerCycle = new LinkedHashMap<>();
+        cpuSeconds.forEach((process, cpu) -> cpuPerCycle.put(process, cpu * 1000 / cycles));
+        Map<String, Double> threadsPerCycle = new LinkedHashMap<>();
+        threadSeconds.forEach((kind, cpu) -> threadsPerCycle.put(kind, cpu * 1000 / cycles));
+        if (!threadsPerCycle.isEmpty()) {
+            double seen = threadsPerCycle.values().stream().mapToDouble(Double::doubleValue).sum();
+            threadsPerCycle.put(ProcessCpu.ENDED_THREADS, Math.max(0, cpuPerCycle.getOrDefault(ProcessCpu.SERVICE_JVM, 0.0) - seen));
+        }
+        List<Double> probes = windows.stream().flatMap(window -> window.probes().stream()).toList();
+        return new DeploymentResult(seconds, measured, measured / seconds,
+                measured / seconds * ApprovalCycleClient.WRITE_TRANSACTIONS_PER_CYCLE, operations, walPerCycle,
+                phases.timings(cycles), cpuPerCycle, threadsPerCycle,
+                windows.stream().map(Window::profile).filter(Objects::nonNull).findFirst().orElse(null),
+                probes.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
+                probes.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
+                windows.stream().map(window -> window.cycles() / window.seconds()).toList());
     }
 
     private static Map<String, WalStatistics> walStatistics(ServiceUnderTest service) throws SQLException {

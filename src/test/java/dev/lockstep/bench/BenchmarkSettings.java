@@ -10,7 +10,7 @@ import java.util.List;
  * for the real run, {@code -cp <classpath> dev.lockstep.LockstepApplication} for the smoke run.
  */
 record BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration measure, List<String> launch, Path outputDir,
-        boolean engineStage, Duration engineWarmup, Duration engineMeasure, Warmup jitWarmup) {
+        boolean engineStage, Duration engineWarmup, Duration engineMeasure, Warmup jitWarmup, int rounds, Duration roundWarmup) {
 
     /**
      * The warm-up of each freshly started service in the comparison ({@link JitWarmup}): {@code clients} run
@@ -22,9 +22,15 @@ record BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration m
         static final Warmup NONE = new Warmup(Duration.ZERO, 0, Duration.ZERO, 0);
     }
 
-    /** Without the engine-settings stage and without the JIT warm-up (the smoke run). */
+    /**
+     * {@code rounds}: each level's measured time is split into this many windows per deployment, XA and single
+     * taking turns (the first round after {@code warmup}, the later ones after {@code roundWarmup}), and the
+     * windows are pooled: a drift of the machine's speed then falls on both deployments instead of on one.
+     *
+     * <p>Without the engine-settings stage, without the JIT warm-up and in one round (the smoke run).
+     */
     BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration measure, List<String> launch, Path outputDir) {
-        this(clientLevels, warmup, measure, launch, outputDir, false, Duration.ZERO, Duration.ZERO, Warmup.NONE);
+        this(clientLevels, warmup, measure, launch, outputDir, false, Duration.ZERO, Duration.ZERO, Warmup.NONE, 1, Duration.ZERO);
     }
 
     /**
@@ -47,6 +53,7 @@ record BenchmarkSettings(List<Integer> clientLevels, Duration warmup, Duration m
                 new Warmup(Duration.ofSeconds(Long.getLong("bench.jit-warmup-limit-seconds", 360)),
                         Integer.getInteger("bench.jit-warmup-clients", 4),
                         Duration.ofSeconds(Long.getLong("bench.jit-warmup-slice-seconds", 15)),
-                        Double.parseDouble(System.getProperty("bench.jit-warmup-share", "0.10"))));
+                        Double.parseDouble(System.getProperty("bench.jit-warmup-share", "0.10"))),
+                Integer.getInteger("bench.rounds", 3), Duration.ofSeconds(Long.getLong("bench.round-warmup-seconds", 5)));
     }
 }

@@ -22,7 +22,8 @@ class BenchmarkSmokeTest {
         // a JIT warm-up of one short slice, whose threshold any share meets
         BenchmarkSettings settings = new BenchmarkSettings(List.of(1), Duration.ofSeconds(3), Duration.ofSeconds(8),
                 List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"), output, false,
-                Duration.ZERO, Duration.ZERO, new BenchmarkSettings.Warmup(Duration.ofSeconds(30), 1, Duration.ofSeconds(2), 1.01));
+                Duration.ZERO, Duration.ZERO, new BenchmarkSettings.Warmup(Duration.ofSeconds(30), 1, Duration.ofSeconds(2), 1.01),
+                2, Duration.ofSeconds(1));
 
         Benchmark.Report report = Benchmark.run(settings);
 
@@ -32,6 +33,8 @@ class BenchmarkSmokeTest {
             assertThat(warmup.cycles()).isPositive();
         });
         Benchmark.LevelResult level = report.levels().get(0);
+        assertThat(level.xa().cyclesPerSecondByRound()).hasSize(2);
+        assertThat(level.single().cyclesPerSecondByRound()).hasSize(2);
         for (Benchmark.DeploymentResult deployment : List.of(level.xa(), level.single())) {
             assertThat(deployment.cycles()).isPositive();
             assertThat(deployment.operations().values()).allSatisfy(operation -> assertThat(operation.errors()).isZero());

@@ -20,26 +20,34 @@ final class BenchmarkSummary {
         Benchmark.Machine machine = report.machine();
         md.append("# Benchmark: XA (two databases) vs single database (local transaction)\n\n");
         md.append(format("Run %s to %s on %d cores (%s), %s, Java %s; load average %.1f at start, %.1f at end. Warm-up %d s,"
-                + " measured %d s per deployment and level.\n\n", report.started(), report.finished(), machine.cores(),
-                machine.cpu(), machine.os(), machine.java(), machine.loadAverageAtStart(), machine.loadAverageAtEnd(),
-                report.warmupSeconds(), report.measureSeconds()));
+                + " measured %d s per deployment and level in %d rounds.\n\n", report.started(), report.finished(),
+                machine.cores(), machine.cpu(), machine.os(), machine.java(), machine.loadAverageAtStart(),
+                machine.loadAverageAtEnd(), report.warmupSeconds(), report.measureSeconds(), report.rounds()));
         FsyncProbe.Result fsync = report.fsync();
         md.append(format("Disk floor: 8 KiB write + fdatasync p50 %.0f µs, p99 %.0f µs, max %.0f µs (%d samples).%n%n",
                 fsync.p50Micros(), fsync.p99Micros(), fsync.maxMicros(), fsync.samples()));
         md.append(format("CPU speed probe (CpuSpeedProbe: CPU time of SHA-256 over 16 MiB in the load generator) at the start:"
-                + " %.1f ms. The throughput table gives it at each window's edges: a window whose probe is well above this ran"
-                + " on a slowed machine, and its figures (and any ratio with it) are inflated.%n%n", report.cpuProbeMillis()));
+                + " %.1f ms. The throughput table gives its range over each level's window edges: a level whose probe rose well"
+                + " above this ran on a slowed machine. Each level is measured in rounds, XA and single taking turns, and"
+                + " pooled; the ratio of each round shows how far a single window could be off.%n%n", report.cpuProbeMillis()));
 
         jitWarmups(md, report);
         md.append("## Throughput\n\n| clients | XA cycles/s | single cycles/s | XA / single | XA write tx/s | single write tx/s |"
-                + " cycle p50 XA / single | CPU probe ms, XA window start / end | single window start / end |"
+                + " cycle p50 XA / single | XA / single by round | CPU probe ms at the windows' edges, lowest–highest |"
                 + "\n|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
         for (LevelResult level : report.levels()) {
-            md.append(format("| %d | %.1f | %.1f | **%.2f** | %.1f | %.1f | %.2f | %.1f / %.1f | %.1f / %.1f |%n", level.clients(),
+            List<Double> xa = level.xa().cyclesPerSecondByRound();
+            List<Double> single = level.single().cyclesPerSecondByRound();
+            StringBuilder rounds = new StringBuilder();
+            for (int i = 0; i < Math.min(xa.size(), single.size()); i++) {
+                rounds.append(i == 0 ? "" : ", ").append(format("%.2f", xa.get(i) / single.get(i)));
+            }
+            md.append(format("| %d | %.1f | %.1f | **%.2f** | %.1f | %.1f | %.2f | %s | %.1f–%.1f |%n", level.clients(),
                     level.xa().cyclesPerSecond(), level.single().cyclesPerSecond(), level.throughputRatio(),
                     level.xa().writeTransactionsPerSecond(), level.single().writeTransactionsPerSecond(),
-                    level.cycleP50LatencyRatio(), level.xa().cpuProbeMillisAtStart(), level.xa().cpuProbeMillisAtEnd(),
-                    level.single().cpuProbeMillisAtStart(), level.single().cpuProbeMillisAtEnd()));
+                    level.cycleP50LatencyRatio(), rounds, Math.min(level.xa().cpuProbeMillisLowest(),
+                            level.single().cpuProbeMillisLowest()), Math.max(level.xa().cpuProbeMillisHighest(),
+                            level.single().cpuProbeMillisHighest())));
         }
 
         md.append("\n## Latency per operation (ms)\n\n| clients | operation | XA p50 | XA p95 | XA p99 | XA max | single p50 |"

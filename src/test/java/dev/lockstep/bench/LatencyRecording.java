@@ -43,6 +43,14 @@ final class LatencyRecording {
         errors.get(operation).incrementAndGet();
     }
 
+    /** Adds another window's latencies and errors to this one's. */
+    void add(LatencyRecording other) {
+        for (Operation operation : Operation.values()) {
+            latencies.get(operation).add(other.histogram(operation));
+            errors.get(operation).addAndGet(other.errors(operation));
+        }
+    }
+
     long count(Operation operation) {
         return latencies.get(operation).getTotalCount();
     }

@@ -37,6 +37,10 @@ record WalStatistics(long fsyncs, double fsyncMillis, long commits) {
         }
     }
 
+    WalStatistics plus(WalStatistics other) {
+        return new WalStatistics(fsyncs + other.fsyncs, fsyncMillis + other.fsyncMillis, commits + other.commits);
+    }
+
     WalStatistics minus(WalStatistics earlier) {
         return new WalStatistics(fsyncs - earlier.fsyncs, fsyncMillis - earlier.fsyncMillis, commits - earlier.commits);
     }

@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -27,6 +29,9 @@ final class XaPhaseStatistics {
     /** Cumulative figures of one timer: count, sum of seconds, count at or below each bucket bound. */
     private record Cumulative(double count, double sumSeconds, TreeMap<Double, Double> buckets) {
     }
+
+    /** No timer: what the single-database deployment exposes, and the start of a sum of windows. */
+    static final XaPhaseStatistics NONE = new XaPhaseStatistics(Map.of());
 
     private final Map<String, Cumulative> timers;
 
@@ -61,6 +66,37 @@ final class XaPhaseStatistics {
         totals.forEach((name, total) -> timers.put(name,
                 new Cumulative(total[0], total[1], buckets.getOrDefault(name, new TreeMap<>()))));
         return new XaPhaseStatistics(timers);
+    }
+
+    /** The differences from an earlier reading: one window's own counts, sums and buckets. */
+    XaPhaseStatistics minus(XaPhaseStatistics earlier) {
+        return combine(earlier, -1);
+    }
+
+    /** Two windows' differences taken together. */
+    XaPhaseStatistics plus(XaPhaseStatistics other) {
+        return combine(other, 1);
+    }
+
+    private XaPhaseStatistics combine(XaPhaseStatistics other, int sign) {
+        Map<String, Cumulative> combined = new TreeMap<>();
+        Set<String> names = new TreeSet<>(timers.keySet());
+        names.addAll(other.timers.keySet());
+        Cumulative none = new Cumulative(0, 0, new TreeMap<>());
+        for (String name : names) {
+            Cumulative mine = timers.getOrDefault(name, none);
+            Cumulative theirs = other.timers.getOrDefault(name, none);
+            TreeMap<Double, Double> buckets = new TreeMap<>(mine.buckets());
+            theirs.buckets().forEach((bound, count) -> buckets.merge(bound, sign * count, Double::sum));
+            combined.put(name, new Cumulative(mine.count() + sign * theirs.count(),
+                    mine.sumSeconds() + sign * theirs.sumSeconds(), buckets));
+        }
+        return new XaPhaseStatistics(combined);
+    }
+
+    /** The timers of a difference ({@link #minus}, {@link #plus}) over {@code cycles} approval cycles. */
+    Map<String, PhaseTiming> timings(long cycles) {
+        return since(NONE, cycles);
     }
 
     /** What happened between {@code earlier} and this reading, per timer that counted anything. */
