@@ -5,7 +5,8 @@
 # measured one request at a time, in the same script run so that the jars are compared on the same
 # machine at the same time. Forces are counted on the request threads only (http-nio-*-exec-*), so the
 # engine's background job acquisition does not blur them. After each kind, the XA phase timers of its window
-# (lockstep_xa_branch_seconds per phase and database, lockstep_xa_decision_seconds): calls and mean ms.
+# (lockstep_xa_branch_seconds per phase and database, lockstep_xa_decision_seconds) and the JTA transactions
+# (lockstep_jta_transactions_seconds per outcome, begin to end): calls and mean ms.
 #
 #   src/test/scripts/file-forces.sh <label>=<service jar> [<label>=<service jar> ...]
 #   env: REQUESTS (per kind, default 200), WARMUP (default 50), OUT (default target/file-forces)
@@ -43,10 +44,11 @@ new_draft() { curl -s -u alice:lockstep -H 'Content-Type: application/json' -X P
 submit() { timed -u alice:lockstep -H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)" -X POST \
     "$BASE/api/applications/${DRAFTS[$NEXT]}/submit"; NEXT=$((NEXT + 1)); }
 
-# sum and count of each XA phase timer, from the service's Prometheus text (needs an ADMIN user: erin)
+# sum and count of each XA phase timer and of the JTA transaction timer, from the service's Prometheus text
+# (needs an ADMIN user: erin)
 xa_timers() {
     curl -s -u erin:lockstep "$BASE/actuator/prometheus" | awk '
-        /^lockstep_xa_(branch|decision)_seconds_(sum|count)/ {
+        /^lockstep_(xa_(branch|decision)|jta_transactions)_seconds_(sum|count)/ {
             name = $1; sub(/_(sum|count)\{/, "{", name); sub(/_(sum|count)$/, "", name)
             kind = ($1 ~ /_sum/) ? "sum" : "count"
             print name, kind, $2
@@ -63,7 +65,7 @@ xa_means() { # before after
                 n = after[key] - before[key]
                 if (n <= 0) continue
                 ms = (after[k[1] " sum"] - before[k[1] " sum"]) * 1000 / n
-                name = k[1]; gsub(/lockstep_xa_|_seconds|resource=|phase=|"/, "", name)
+                name = k[1]; gsub(/lockstep_xa_|lockstep_|_seconds|resource=|phase=|outcome=|"/, "", name)
                 printf "    %-55s %6d calls  mean %7.3f ms\n", name, n, ms
             }
         }' "$1" "$2" | sort
