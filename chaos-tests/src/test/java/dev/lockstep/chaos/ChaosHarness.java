@@ -587,12 +587,12 @@ public final class ChaosHarness implements AutoCloseable {
     static final Duration OTHER_BRANCH_WAIT = Duration.ofSeconds(2);
 
     /**
-     * Waits until {@code pg_prepared_xacts} holds {@code business} branches on the business server and
-     * {@code workflow} on the workflow server, at most {@code limit}; the caller then asserts the counts.
+     * Waits until {@code pg_prepared_xacts} holds {@code businessPrepared} branches on the business server and
+     * {@code workflowPrepared} on the workflow server, at most {@code limit}; the caller then asserts the counts.
      */
-    void awaitPreparedCounts(int business, int workflow, Duration limit) {
+    void awaitPreparedCounts(int businessPrepared, int workflowPrepared, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
-        while ((preparedCount(this.business) != business || preparedCount(this.workflow) != workflow)
+        while ((preparedCount(business) != businessPrepared || preparedCount(workflow) != workflowPrepared)
                 && System.nanoTime() < deadline) {
             sleep(20);
         }
