@@ -35,6 +35,8 @@ public record LockstepProperties(
      * creates; recovery claims XIDs by that prefix, so it must be unique across nodes.
      * {@code propertiesFile} is an optional Atomikos properties file (see {@code xa-config/atomikos/})
      * for the settings Lockstep does not set itself; where both set one, these properties win.
+     * {@code parallelCommit}: prepare and commit a transaction's branches at once, each on a thread of
+     * the transaction manager, instead of one after the other on the committing thread.
      */
     public record Tm(
             @DefaultValue("lockstep-1.tm") String uniqueName,
@@ -42,7 +44,8 @@ public record LockstepProperties(
             @DefaultValue("30s") Duration defaultTimeout,
             @DefaultValue("5m") Duration maxTimeout,
             @DefaultValue("10s") Duration recoveryDelay,
-            Path propertiesFile) {
+            Path propertiesFile,
+            @DefaultValue("true") boolean parallelCommit) {
     }
 
     public record Db(DatabaseSettings business, DatabaseSettings workflow, DatabaseSettings single) {

@@ -15,9 +15,10 @@ import org.springframework.stereotype.Component;
  * Makes the action that takes an application's row lock see the workflow as its predecessor left it.
  *
  * <p>Actions on one application are serialized by its business row lock, but the two branches of the
- * predecessor's XA transaction commit one after the other: Atomikos commits the business branch first
- * (the idempotency record enlists it first) and so releases the lock a moment before the predecessor's
- * ACT_* changes become visible. Read in that moment, the process looks as it was before the
+ * predecessor's XA transaction commit separately: at the same time with parallel commit (the default;
+ * either may finish first), or one after the other, business first, with it off. The business commit
+ * can thus release the lock a moment before the predecessor's ACT_* changes become visible. Read in
+ * that moment, the process looks as it was before the
  * predecessor acted: a task it completed still open, a claim not yet made. So each action carries a
  * sequence number in both databases — {@code application.action_seq}, counted up with the lock, and
  * the process variable {@value #VARIABLE} — and waits until the workflow shows the predecessor's.

@@ -46,7 +46,10 @@ final class AtomikosSettings {
         return atomikos;
     }
 
-    /** What Lockstep decides itself: identity, log location, timeouts, and logging on (no recovery without it). */
+    /**
+     * What Lockstep decides itself: identity, log location, timeouts, logging on (no recovery without it),
+     * heuristic outcomes reported, and whether the branches are prepared and committed in parallel.
+     */
     private static Map<String, String> managed(LockstepProperties properties) {
         LockstepProperties.Tm tm = properties.tm();
         Map<String, String> managed = new LinkedHashMap<>();
@@ -60,6 +63,8 @@ final class AtomikosSettings {
         // Report heuristic outcomes to the caller: by default Atomikos returns from commit() normally
         // even when a branch's fate is unknown, and the client would be told a lost change succeeded.
         managed.put("com.atomikos.icatch.throw_on_heuristic", "true");
+        // Prepare and commit the branches at once (ParallelCommitAssembler honors it; Atomikos's own assembler does not).
+        managed.put(ParallelCommitAssembler.THREADED_2PC, Boolean.toString(tm.parallelCommit()));
         return managed;
     }
 

@@ -75,10 +75,15 @@ public class XaConfiguration {
         return new UserTransactionServiceImp(AtomikosSettings.of(properties));
     }
 
-    /** Created once the transaction service has started (its init ran): {@code rightAfterStart} runs first. */
+    /**
+     * Created once the transaction service has started (its init ran). First it checks that Atomikos runs the
+     * transaction service {@link ParallelCommitAssembler} built (it takes the first assembler on the class path),
+     * then {@code rightAfterStart} runs.
+     */
     @Bean(initMethod = "init", destroyMethod = "close")
     UserTransactionManager atomikosTransactionManager(UserTransactionServiceImp transactionService,
             List<AfterTransactionServiceStart> rightAfterStart) {
+        ParallelCommitAssembler.requireParallelCommit();
         rightAfterStart.forEach(AfterTransactionServiceStart::transactionServiceStarted);
         UserTransactionManager manager = new UserTransactionManager();
         manager.setStartupTransactionService(false);

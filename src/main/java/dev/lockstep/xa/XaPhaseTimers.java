@@ -16,6 +16,14 @@ import javax.transaction.xa.Xid;
  * {@code lockstep_xa_decision_seconds}: from the end of a transaction's last prepare to the start
  * of its first two-phase commit, which is the coordinator writing and forcing its COMMITTING record.
  * Recorded into Micrometer's global registry, to which Boot adds the application's registries.
+ *
+ * <p>With parallel commit ({@code lockstep.tm.parallel-commit}) the branch calls of one transaction run at
+ * the same time on Atomikos's threads. The prepares' ends are merged into one entry per transaction with
+ * {@code max}, atomically and in whatever order they arrive; of the commits, the first to reach
+ * {@link #secondPhaseStarts} takes the entry (an atomic remove) and records the one decision interval. Two
+ * commits that start within microseconds of each other may reach it in the other order: the interval then
+ * ends at the later start, off by that much. The interval also holds the two hand-offs between Atomikos's
+ * threads and the committing thread (the last vote waking the coordinator, the commit reaching a thread).
  */
 final class XaPhaseTimers {
 

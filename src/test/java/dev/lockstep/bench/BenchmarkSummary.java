@@ -156,8 +156,8 @@ final class BenchmarkSummary {
     private static void xaPhases(StringBuilder md, Report report) {
         Benchmark.FsyncFloor floor = report.fsyncFloor();
         md.append(format("%n## Where the XA time goes (the service's own timers, lockstep_xa_*)%n%n"
-                + "Floor of one XA write: %d sequential durable writes (intent row, prepare × 2, coordinator log, commit × 2,"
-                + " intent outcome) × fsync p50 %.0f µs = **%.2f ms**.%n%n"
+                + "Floor of one XA write: %d sequential durable writes (intent row, the two prepares at once, coordinator log,"
+                + " the two commits at once, intent outcome) × fsync p50 %.0f µs = **%.2f ms**.%n%n"
                 + "| clients | timer | calls / cycle | mean ms | p99 ms (bucket bound) |%n|---:|---|---:|---:|---:|%n",
                 floor.sequentialDurableWritesPerXaCommit(), report.fsync().p50Micros(), floor.millisPerXaCommit()));
         for (LevelResult level : report.levels()) {

@@ -9,8 +9,8 @@ import javax.transaction.xa.Xid;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Enlisted last in a global transaction: when asked to prepare, both database branches are prepared, and it
- * does what a DBA working from a stale runbook does — {@code ROLLBACK PREPARED} on one database's branch with
+ * Enlisted last in a global transaction: when asked to prepare, once both database branches are prepared (its
+ * probe waits for them), it does what a DBA working from a stale runbook does — {@code ROLLBACK PREPARED} on one database's branch with
  * plain SQL — then votes yes, so the coordinator commits the rest (Atomikos takes the vanished branch for
  * committed). The other database commits, this one does not.
  */

@@ -104,8 +104,9 @@ class IntentJournalTest {
     }
 
     /**
-     * A third XA participant enlisted last, so Atomikos prepares it after the two databases: in its
-     * prepare it looks at both from outside, exactly as a DBA would during an outage.
+     * A third XA participant enlisted last: in its prepare, once the two database branches are prepared
+     * (Atomikos prepares all branches at once, lockstep.tm.parallel-commit), it looks at both from outside,
+     * exactly as a DBA would during an outage.
      */
     static final class PreparedPhaseProbe extends PassiveXaResource {
 
@@ -120,6 +121,7 @@ class IntentJournalTest {
 
         @Override
         public int prepare(Xid xid) {
+            databases.awaitPrepared(xid, 2, java.time.Duration.ofSeconds(10));
             seenGtrid = new String(xid.getGlobalTransactionId(), StandardCharsets.US_ASCII);
             intentWhilePrepared = databases.business().queryForList(
                     "select use_case, business_key, request_id, user_id, status from recovery_intent where gtrid = ?", seenGtrid);

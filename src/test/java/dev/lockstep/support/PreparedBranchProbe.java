@@ -3,6 +3,7 @@ package dev.lockstep.support;
 import com.atomikos.datasource.xa.XATransactionalResource;
 import com.atomikos.icatch.config.Configuration;
 import com.atomikos.icatch.jta.UserTransactionManager;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,10 @@ import javax.transaction.xa.Xid;
 
 /**
  * An extra XA participant enlisted last in a global transaction. When the coordinator asks it to
- * prepare, the two database branches have already been prepared, so it reads pg_prepared_xacts on
- * both servers with plain SQL: evidence from the databases themselves that phase one happened on both.
+ * prepare, it waits until the two database branches are prepared (Atomikos prepares all branches at
+ * once, lockstep.tm.parallel-commit; one after the other, they are prepared before it is asked) and reads
+ * pg_prepared_xacts on both servers with plain SQL: evidence from the databases themselves that phase one
+ * happened on both before the coordinator decided, which it does only once every branch has voted.
  */
 public class PreparedBranchProbe extends PassiveXaResource {
 
@@ -58,6 +61,7 @@ public class PreparedBranchProbe extends PassiveXaResource {
 
     @Override
     public int prepare(Xid xid) {
+        databases.awaitPrepared(xid, 2, Duration.ofSeconds(10));
         seenAtPrepare.addAll(databases.preparedTransactions());
         atPrepare.accept(xid);
         return XA_OK;

@@ -30,6 +30,12 @@ public final class SecondNode {
      * @param settings further {@code --name=value} arguments (they win over the defaults here)
      */
     public static SecondNode start(DatabaseEndpoints endpoints, String tmName, List<String> jvmOptions, List<String> settings) {
+        return start(endpoints, tmName, jvmOptions, settings, ServiceJvm.testClasspath());
+    }
+
+    /** As {@link #start(DatabaseEndpoints, String, List, List)}, launched with {@code launch} (e.g. a reordered class path). */
+    public static SecondNode start(DatabaseEndpoints endpoints, String tmName, List<String> jvmOptions, List<String> settings,
+            List<String> launch) {
         Path home = Path.of("target/it-var/" + tmName + "-" + UUID.randomUUID()).toAbsolutePath();
         int port = ServiceJvm.freePort();
         List<String> jvm = new ArrayList<>(List.of("-Xmx384m"));
@@ -55,7 +61,7 @@ public final class SecondNode {
         List<String> replaced = settings.stream().map(SecondNode::name).toList();
         arguments.removeIf(argument -> replaced.contains(name(argument)));
         arguments.addAll(settings);
-        return new SecondNode(ServiceJvm.start(jvm, ServiceJvm.testClasspath(), arguments, Map.of(), home.resolve("node.log"), port),
+        return new SecondNode(ServiceJvm.start(jvm, launch, arguments, Map.of(), home.resolve("node.log"), port),
                 home);
     }
 

@@ -37,6 +37,26 @@ public class TestDatabases {
         return rows;
     }
 
+    /**
+     * Waits until {@code branches} branches of {@code xid}'s global transaction are in {@code pg_prepared_xacts} (of
+     * either server), at most {@code limit}. For a test participant that looks at the databases from inside its own
+     * prepare: with parallel commit (lockstep.tm.parallel-commit) Atomikos prepares every branch at the same time, so
+     * the database branches may still be preparing when it is asked.
+     */
+    public void awaitPrepared(javax.transaction.xa.Xid xid, int branches, java.time.Duration limit) {
+        String prefix = xid.getFormatId() + "_" + java.util.Base64.getEncoder().encodeToString(xid.getGlobalTransactionId()) + "_";
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (preparedTransactions().stream().filter(row -> row.get("gid").toString().startsWith(prefix)).count() < branches
+                && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
     /** Runtime and history rows the engine holds for one business key (the application id). */
     public int engineRowsForBusinessKey(long applicationId) {
         String key = Long.toString(applicationId);

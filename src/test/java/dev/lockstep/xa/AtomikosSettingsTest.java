@@ -19,7 +19,7 @@ class AtomikosSettingsTest {
     Path home;
 
     @Test
-    void withoutAFileLockstepSetsIdentityLogTimeoutsHeuristicReportingAndNoCapOnActiveTransactions() {
+    void withoutAFileLockstepSetsIdentityLogTimeoutsHeuristicReportingParallelCommitAndNoCapOnActiveTransactions() {
         Properties atomikos = AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of(
                 "lockstep.tm.unique-name", "node-7.tm", "lockstep.tm.default-timeout", "20s")));
 
@@ -33,7 +33,18 @@ class AtomikosSettingsTest {
                 .containsEntry("com.atomikos.icatch.recovery_delay", "10000")
                 .containsEntry("com.atomikos.icatch.max_actives", "-1")
                 .containsEntry("com.atomikos.icatch.throw_on_heuristic", "true")
-                .hasSize(9);
+                .containsEntry("com.atomikos.icatch.threaded_2pc", "true")
+                .hasSize(10);
+    }
+
+    @Test
+    void parallelCommitOffReachesAtomikosAsThreaded2pcFalseAndTheFileCannotTurnItBackOn() throws IOException {
+        Path file = Files.writeString(home.resolve("transactions.properties"), "com.atomikos.icatch.threaded_2pc=true\n");
+
+        Properties atomikos = AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of(
+                "lockstep.tm.parallel-commit", "false", "lockstep.tm.properties-file", file.toString())));
+
+        assertThat(atomikos).containsEntry("com.atomikos.icatch.threaded_2pc", "false");
     }
 
     @Test

@@ -56,7 +56,8 @@ class XaConfigFilesTest {
                 "LOCKSTEP_DB_WORKFLOW_URL", "LOCKSTEP_DB_WORKFLOW_USERNAME", "LOCKSTEP_DB_WORKFLOW_PASSWORD",
                 "LOCKSTEP_DB_WORKFLOW_VENDOR", "LOCKSTEP_DB_WORKFLOW_POOL_SIZE",
                 "LOCKSTEP_TM_UNIQUE_NAME", "LOCKSTEP_TM_PROPERTIES_FILE", "LOCKSTEP_TM_DEFAULT_TIMEOUT",
-                "LOCKSTEP_TM_MAX_TIMEOUT", "LOCKSTEP_TM_RECOVERY_DELAY", "LOGGING_STRUCTURED_FORMAT_CONSOLE");
+                "LOCKSTEP_TM_MAX_TIMEOUT", "LOCKSTEP_TM_RECOVERY_DELAY", "LOCKSTEP_TM_PARALLEL_COMMIT",
+                "LOGGING_STRUCTURED_FORMAT_CONSOLE");
         assertThat(bound.mode()).isEqualTo(LockstepProperties.Mode.EXTERNAL);
         assertThat(bound.home()).isEqualTo(Path.of(environment.get("LOCKSTEP_HOME").toString()));
         for (String database : List.of("BUSINESS", "WORKFLOW")) {
@@ -73,6 +74,7 @@ class XaConfigFilesTest {
         assertThat(bound.tm().defaultTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(bound.tm().maxTimeout()).isEqualTo(Duration.ofMinutes(5));
         assertThat(bound.tm().recoveryDelay()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(bound.tm().parallelCommit()).isTrue();
     }
 
     /** Each key is one Atomikos knows, and none is one Lockstep sets itself (which would be silently ignored). */

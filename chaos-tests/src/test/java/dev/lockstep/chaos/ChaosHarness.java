@@ -88,7 +88,7 @@ public final class ChaosHarness implements AutoCloseable {
             "halt-between-background-prepares.btm", "archival-min-age-one-second.btm", "halt-between-rollbacks.btm",
             "halt-before-terminated-record.btm");
 
-    /** The rollback phase: halt at the second XA rollback call of the request's thread (scenarios 45, 61-65). */
+    /** The rollback phase: workflow rollback held, halt at the business branch's second rollback call (scenarios 45, 61-65). */
     static final String ROLLBACK_PHASE_RULE = "halt-between-rollbacks.btm";
     /** After both two-phase commits, halt before the coordinator logs TERMINATED (scenarios 46, 66-70). */
     static final String BEFORE_TERMINATED_RULE = "halt-before-terminated-record.btm";
@@ -350,7 +350,8 @@ public final class ChaosHarness implements AutoCloseable {
     /**
      * The rollback phase, halted (scenarios 45, 61-65): the business database refuses to prepare the request's
      * change of the application titled {@code titlePrefix...} (install it only once the application is at its
-     * step), Atomikos rolls the branches back one after the other and the JVM halts at the second rollback call.
+     * step), Atomikos rolls both branches back, the rule holds the workflow branch's rollback and the JVM halts at
+     * the business branch's second rollback call (Atomikos retrying it).
      * Requires the halt's evidence with one branch left prepared, and no commit decision in the coordinator log.
      */
     void haltInRollbackPhase(ScenarioRecord s, long app, String titlePrefix, Supplier<Answer> request) throws SQLException {
@@ -430,6 +431,8 @@ public final class ChaosHarness implements AutoCloseable {
         try {
             CompletableFuture<Answer> sent = CompletableFuture.supplyAsync(request);
             awaitReached(rule, Duration.ofSeconds(60));
+            // the business commit, sent together with the held workflow one, commits by itself
+            awaitPreparedCounts(0, 1, OTHER_BRANCH_WAIT);
             s.preparedAfterFault = prepared();
             s.coordinatorLogAfterFault = coordinatorLog();
             String gid = rollBackWorkflowBranchByHand();
@@ -577,13 +580,34 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     /**
+     * How long a pause scenario waits for the branch the rule does not hold: Atomikos sends a transaction's
+     * prepares, and then its commits, at the same time (lockstep.tm.parallel-commit), so while the rule holds one
+     * branch the other one's call may still be on its way. Well inside the rules' 4 s hold.
+     */
+    static final Duration OTHER_BRANCH_WAIT = Duration.ofSeconds(2);
+
+    /**
+     * Waits until {@code pg_prepared_xacts} holds {@code businessPrepared} branches on the business server and
+     * {@code workflowPrepared} on the workflow server, at most {@code limit}; the caller then asserts the counts.
+     */
+    void awaitPreparedCounts(int businessPrepared, int workflowPrepared, Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while ((preparedCount(business) != businessPrepared || preparedCount(workflow) != workflowPrepared)
+                && System.nanoTime() < deadline) {
+            sleep(20);
+        }
+    }
+
+    /**
      * Proof that a pause rule holds the transaction where the scenario claims, taken while it holds and
      * before the fault: the rule's trace line with this node's XID, and per database the branches in
-     * {@code pg_prepared_xacts} at that moment. Recorded as the scenario's {@code faultFired}, completed by
+     * {@code pg_prepared_xacts} once the branch the rule does not hold has got where it goes by itself
+     * ({@link #awaitPreparedCounts}, at most {@link #OTHER_BRANCH_WAIT}). Recorded as the scenario's {@code faultFired}, completed by
      * the fault's own evidence ({@link ScenarioRecord#faultFired} is appended to); fails without it.
      */
     void requirePauseEvidence(ScenarioRecord s, String rule, int businessPrepared, int workflowPrepared) {
         String trace = requireTraceOfThisNode("CHAOS pausing", rule);
+        awaitPreparedCounts(businessPrepared, workflowPrepared, OTHER_BRANCH_WAIT);
         List<String> prepared = prepared();
         s.faultFired = trace + "\npg_prepared_xacts while the rule held, before the fault: "
                 + (prepared.isEmpty() ? "none" : String.join("; ", prepared));

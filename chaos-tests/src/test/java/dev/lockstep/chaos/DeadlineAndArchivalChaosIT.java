@@ -30,8 +30,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * other harness), {@code managerApproval} reminding after 3 s and escalating after 10 s, job locks short
  * enough that a firing lost in the crash fires again soon after the restart, and scheduled archival off
  * (the scenario runs its batches through the admin API). The halt rule marks the thread that enters the
- * escalation or the batch and halts only that thread's transaction, so an executor poll or the reminder
- * never trips it.
+ * escalation or the batch, then the global transaction that thread enlists a database in, and halts only
+ * that transaction (after its business branch's prepare, the workflow one held at its entry), so an
+ * executor poll or the reminder never trips it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DeadlineAndArchivalChaosIT extends ChaosSuite {
@@ -74,7 +75,8 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         ScenarioRecord s = REPORT.begin(43, "deadline escalation: JVM halted between the prepares",
                 MOMENT + " of the XA transaction of a timer-driven escalation (managerApproval's escalate timer, fired by the"
                         + " engine's job executor)",
-                "Byteman rule " + HALT_RULE + ": Runtime.halt(1) on the thread that entered DeadlineFirings.escalate",
+                "Byteman rule " + HALT_RULE + ": Runtime.halt(1) after the business prepare of the transaction of the thread that"
+                        + " entered DeadlineFirings.escalate, its workflow prepare held",
                 "Presumed abort: escalated on neither database (" + Escalation.NONE + "), the timer job still there; after the"
                         + " restart the timer fires again and the step is escalated exactly once on both (" + Escalation.ONCE + ").");
         s.useCase = "deadline escalation";
@@ -118,7 +120,8 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         ScenarioRecord s = REPORT.begin(44, "history archival batch: JVM halted between the prepares",
                 MOMENT + " of the XA transaction of one history archival batch (ACT_HI_* rows deleted through the engine,"
                         + " archived_* rows written)",
-                "Byteman rule " + HALT_RULE + ": Runtime.halt(1) on the thread that entered HistoryArchival.moveBatch; rule "
+                "Byteman rule " + HALT_RULE + ": Runtime.halt(1) after the business prepare of the transaction of the thread that"
+                        + " entered HistoryArchival.moveBatch, its workflow prepare held; rule "
                         + MIN_AGE_RULE + " lets the batch take processes ended 1 s ago (startup refuses a min-age below 1d)",
                 "Presumed abort: each process's history still whole in ACT_HI_* and absent from the archive; the batch run"
                         + " again moves every process exactly once (archive row counts = the history's counts before).");

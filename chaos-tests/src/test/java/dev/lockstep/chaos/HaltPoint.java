@@ -3,7 +3,10 @@ package dev.lockstep.chaos;
 /**
  * The five points of a two-phase commit at which the suite halts the service JVM (design.md §5), each
  * with its Byteman rule, the number of branches that must be prepared at that moment, and what
- * recovery must then do: roll back (no commit decision logged) or commit (decision logged).
+ * recovery must then do: roll back (no commit decision logged) or commit (decision logged). Atomikos
+ * prepares the two branches at the same time, and commits them at the same time
+ * (lockstep.tm.parallel-commit): "first" and "second" are the order the rules make, business first, by
+ * holding the workflow branch's call at its entry until the business branch's call has returned.
  */
 public enum HaltPoint {
     BEFORE_FIRST_PREPARE("halt-before-first-prepare.btm", "before any prepare", 0, false),

@@ -42,12 +42,13 @@ class SecondPhaseChaosIT extends ChaosSuite {
     void haltBetweenRollbacks() throws Exception {
         String rule = ChaosHarness.ROLLBACK_PHASE_RULE;
         ScenarioRecord s = REPORT.begin(45, "JVM halted in the rollback phase, after one branch was rolled back, before the other",
-                "The business branch voted no at prepare, the workflow branch prepared; Atomikos rolls the branches back one"
-                        + " after the other and has called rollback on the business branch (whose transaction PostgreSQL discarded"
-                        + " when its PREPARE failed); the workflow branch is still prepared",
+                "The business branch voted no at prepare, the workflow branch prepared; Atomikos rolls both back and has"
+                        + " called rollback on the business branch (whose transaction PostgreSQL discarded when its PREPARE"
+                        + " failed); the workflow branch is still prepared",
                 "A deferred constraint trigger the test installs in the business DB (plain SQL, as in scenario 10) fails the"
-                        + " submit's PREPARE TRANSACTION there; Byteman rule " + rule + ": Runtime.halt(1) at the entry of the"
-                        + " second PGXAConnection.rollback on the request's thread",
+                        + " submit's PREPARE TRANSACTION there; Byteman rule " + rule + ": the workflow branch's"
+                        + " PGXAConnection.rollback held at its entry, Runtime.halt(1) at the entry of the business branch's"
+                        + " second one (Atomikos's retry), counted per global transaction",
                 "Presumed abort: no commit decision was logged, so recovery rolls the prepared workflow branch back; the"
                         + " application stays DRAFT, no process instance, no command record, nothing prepared on either database."
                         + " The client's retry with the same Idempotency-Key finds no stored success: once the cause is gone it runs"
@@ -84,10 +85,10 @@ class SecondPhaseChaosIT extends ChaosSuite {
     void haltBeforeTerminatedRecord() {
         String rule = ChaosHarness.BEFORE_TERMINATED_RULE;
         ScenarioRecord s = REPORT.begin(46, "JVM halted after both commits, before the coordinator logs TERMINATED",
-                "Both branches committed (two XAResource.commit(xid, false) returned on the request's thread); the coordinator"
-                        + " is about to replace its COMMITTING record with TERMINATED",
-                "Byteman rule " + rule + ": counts the two-phase commits of each thread and calls Runtime.halt(1) at the entry of"
-                        + " Lockstep's coordinator log GroupCommitLog.write(TERMINATED) on a thread that has done two",
+                "Both branches committed (two XAResource.commit(xid, false) returned); the coordinator is about to replace its"
+                        + " COMMITTING record with TERMINATED",
+                "Byteman rule " + rule + ": counts the two-phase commits of each global transaction and calls Runtime.halt(1) at"
+                        + " the entry of Lockstep's coordinator log GroupCommitLog.write(TERMINATED) for a transaction that has done two",
                 "Nothing is left to decide: both databases hold the submit (APPROVING, process at the manager's approval) and no"
                         + " branch is prepared; after the restart recovery closes the COMMITTING record without any heuristic"
                         + " outcome, the in-doubt view is empty, reconciliation and the mismatch check flag nothing; the client's"

@@ -66,8 +66,10 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
     @DisplayName("2. JVM halted after the first branch prepared -> recovery rolls both back")
     void haltAfterFirstPrepare() {
         ScenarioRecord s = REPORT.begin(2, "JVM halted after the first prepare, before the second",
-                "XAResource.prepare returned for the first branch; the second branch is not prepared",
-                "Byteman rule halt-after-first-prepare.btm: Runtime.halt(1) at exit of PGXAConnection.prepare",
+                "XAResource.prepare returned for the business branch; the workflow branch, whose prepare Atomikos sent at the"
+                        + " same time, is not prepared",
+                "Byteman rule halt-after-first-prepare.btm: the workflow branch's PGXAConnection.prepare held at its entry,"
+                        + " Runtime.halt(1) at exit of the business branch's",
                 "Presumed abort: recovery rolls the prepared branch back; the application stays DRAFT, no process instance.");
         ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-after-first-prepare.btm", "s02", null);
         h.requireHaltEvidence(s, HaltPoint.AFTER_FIRST_PREPARE);
@@ -117,8 +119,10 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
     @DisplayName("5. JVM halted after the first commit, before the second -> recovery commits the second")
     void haltBetweenCommits() {
         ScenarioRecord s = REPORT.begin(5, "JVM halted after the first commit, before the second",
-                "XAResource.commit returned for the first branch; the second is still prepared",
-                "Byteman rule halt-after-first-commit.btm: Runtime.halt(1) at exit of PGXAConnection.commit(xid, false)",
+                "XAResource.commit returned for the business branch; the workflow branch, whose commit Atomikos sent at the"
+                        + " same time, is still prepared",
+                "Byteman rule halt-after-first-commit.btm: the workflow branch's PGXAConnection.commit(xid, false) held at its"
+                        + " entry, Runtime.halt(1) at exit of the business branch's",
                 "Recovery commits the remaining branch: both committed; application APPROVING with its process running; the"
                         + " product flags no split (no reconciliation incident, not listed by the mismatch check).");
         ChaosHarness.Crashed crash = h.haltDuringSubmit(s, "halt-after-first-commit.btm", "s05", Timeouts.LONG);
@@ -135,11 +139,12 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
     @DisplayName("6. Business PostgreSQL killed during prepare -> global rollback, the workflow branch does not stay prepared")
     void businessDatabaseKilledDuringPrepare() throws Exception {
         ScenarioRecord s = REPORT.begin(6, "Business PostgreSQL killed (immediate stop) during prepare",
-                "The business branch's XAResource.prepare is pending when its PostgreSQL server dies",
+                "The business branch's XAResource.prepare is pending when its PostgreSQL server dies; the workflow branch,"
+                        + " prepared at the same time, is prepared",
                 "Byteman rule pause-before-business-prepare.btm holds the prepare 4 s; meanwhile the test stops the business"
                         + " server in immediate mode (SIGQUIT to the postmaster), then starts it again on the same data directory",
-                "Global rollback: the client gets an error, the workflow branch is rolled back (not left prepared), the"
-                        + " application stays DRAFT, no process instance.");
+                "Global rollback: the client gets an error, the prepared workflow branch is rolled back (not left prepared),"
+                        + " the application stays DRAFT, no process instance.");
         assumeFalse(h.business.isExternal(), "the test cannot stop an external database server");
         // Before 425dc03 the client got 200 here for a rolled-back submit (docs/compliance.md, findings)
         h.ensureService();
@@ -151,8 +156,8 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         try {
             CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, key));
             h.awaitReached(rule, Duration.ofSeconds(60));
-            // the business branch's prepare is pending, the workflow branch (prepared second) not yet asked
-            h.requirePauseEvidence(s, rule, 0, 0);
+            // the business branch's prepare is pending; the workflow branch, prepared at the same time, is prepared
+            h.requirePauseEvidence(s, rule, 0, 1);
             h.business.crash();
             s.faultFired += "\n" + h.requireDown(h.business, "business");
             Answer answer = submit.get(120, TimeUnit.SECONDS);
@@ -263,7 +268,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
         try {
             CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, key));
             h.awaitReached(rule, Duration.ofSeconds(60));
-            // the decision is logged and the business branch committed (it commits first): only the workflow branch is prepared
+            // the decision is logged and the business branch, committed at the same time, committed: only the workflow one is prepared
             h.requirePauseEvidence(s, rule, 0, 1);
             fault.run();
             s.preparedAfterFault = h.prepared();

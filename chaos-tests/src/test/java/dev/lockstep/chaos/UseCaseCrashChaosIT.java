@@ -185,12 +185,12 @@ class UseCaseCrashChaosIT extends ChaosSuite {
     void haltInTheRollbackPhase(int number, CrashedUseCase useCase) throws Exception {
         ScenarioRecord s = REPORT.begin(number, useCase.label + ": JVM halted in the rollback phase, after one branch was rolled back,"
                         + " before the other",
-                "The business branch voted no at prepare; Atomikos rolls the branches back one after the other on the request's"
-                        + " thread and has called rollback once; the other branch is still prepared",
+                "The business branch voted no at prepare; Atomikos rolls both branches back and has called rollback on the"
+                        + " business branch; the other branch is still prepared",
                 "A deferred constraint trigger the test installs in the business DB once the application is at its step (plain SQL,"
                         + " as in scenarios 10 and 45) fails the " + useCase.label + "'s PREPARE TRANSACTION there; Byteman rule "
-                        + ChaosHarness.ROLLBACK_PHASE_RULE + ": Runtime.halt(1) at the entry of the second PGXAConnection.rollback"
-                        + " on the request's thread",
+                        + ChaosHarness.ROLLBACK_PHASE_RULE + ": the workflow branch's PGXAConnection.rollback held at its entry,"
+                        + " Runtime.halt(1) at the entry of the business branch's second one (Atomikos's retry)",
                 "Presumed abort: no commit decision was logged, so recovery rolls the prepared branch back; the " + useCase.label
                         + " is rolled back in both databases (" + useCase.before + "), nothing prepared. The client's retry with"
                         + " the same Idempotency-Key finds no stored success: once the trigger is dropped it runs once (200, not a"
@@ -211,10 +211,11 @@ class UseCaseCrashChaosIT extends ChaosSuite {
     @MethodSource("beforeTerminatedScenarios")
     void haltBeforeTerminatedRecord(int number, CrashedUseCase useCase) {
         ScenarioRecord s = REPORT.begin(number, useCase.label + ": JVM halted after both commits, before the coordinator logs TERMINATED",
-                "Both branches of the " + useCase.label + " committed (two XAResource.commit(xid, false) returned on the request's"
-                        + " thread); the coordinator is about to replace its COMMITTING record with TERMINATED",
-                "Byteman rule " + ChaosHarness.BEFORE_TERMINATED_RULE + ": counts the two-phase commits of each thread and calls"
-                        + " Runtime.halt(1) at the entry of Lockstep's coordinator log GroupCommitLog.write(TERMINATED) on a thread that has done two",
+                "Both branches of the " + useCase.label + " committed (two XAResource.commit(xid, false) returned); the"
+                        + " coordinator is about to replace its COMMITTING record with TERMINATED",
+                "Byteman rule " + ChaosHarness.BEFORE_TERMINATED_RULE + ": counts the two-phase commits of each global transaction"
+                        + " and calls Runtime.halt(1) at the entry of Lockstep's coordinator log GroupCommitLog.write(TERMINATED) for a"
+                        + " transaction that has done two",
                 "Nothing is left to decide: both databases hold the " + useCase.label + " (" + useCase.after + ") and no branch is"
                         + " prepared; after the restart recovery closes the COMMITTING record without any heuristic outcome, the"
                         + " in-doubt view is empty, reconciliation and the mismatch check flag nothing; the client's retry with the"
