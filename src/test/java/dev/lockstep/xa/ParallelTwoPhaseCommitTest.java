@@ -35,7 +35,8 @@ import org.springframework.mock.env.MockEnvironment;
  * {@code lockstep.tm.parallel-commit}: with it on (the default) Atomikos prepares the two branches of a submit at
  * the same time, and commits them at the same time; with it off, one after the other. Each case runs a node of
  * its own (a JVM from the test class path, external mode on this context's two databases) with a Byteman rule
- * that holds the business branch's prepare and its commit {@value #HOLD_MILLIS} ms and prints when every branch
+ * that holds the business branch's prepare and its commit {@value #HOLD_MILLIS} ms (the workflow branch's
+ * {@value #WORKFLOW_HOLD_MILLIS} ms) and prints when every branch
  * call starts and returns. What the node did is read from those instants and, while the business commit is held,
  * from the databases themselves with plain SQL.
  */
@@ -43,6 +44,8 @@ import org.springframework.mock.env.MockEnvironment;
 class ParallelTwoPhaseCommitTest {
 
     static final long HOLD_MILLIS = 1500;
+    /** Long enough that the business call's thread starts within it on a loaded machine, short against the business hold. */
+    static final long WORKFLOW_HOLD_MILLIS = 300;
     private static final String BUSINESS = "business";
     private static final String WORKFLOW = "workflow";
 
@@ -138,7 +141,8 @@ class ParallelTwoPhaseCommitTest {
         Path rules = work.resolve("two-phase-commit-timeline.btm");
         try (InputStream in = Objects.requireNonNull(getClass().getResourceAsStream("/xa/two-phase-commit-timeline.btm"))) {
             Files.writeString(rules, new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("@ARM@", arm.toString())
-                    .replace("@BUSINESS_DB@", databaseName(endpoints.business().url())).replace("@HOLD@", Long.toString(HOLD_MILLIS)));
+                    .replace("@BUSINESS_DB@", databaseName(endpoints.business().url())).replace("@HOLD@", Long.toString(HOLD_MILLIS))
+                    .replace("@WORKFLOW_HOLD@", Long.toString(WORKFLOW_HOLD_MILLIS)));
         }
         List<String> all = new ArrayList<>(users());
         all.addAll(settings);
