@@ -85,6 +85,8 @@ class BenchmarkSmokeTest {
         RecoveryTimeBenchmark.Result recovery = result.recovery();
         assertThat(recovery.applications()).isEqualTo(6);
         assertThat(recovery.heldBeforeDecision() + recovery.heldAfterDecision()).isEqualTo(6);
+        assertThat(recovery.heldBeforeDecision()).as("some held before the decision: recovery presumes abort").isPositive();
+        assertThat(recovery.heldAfterDecision()).as("some held after it: recovery replays the commit").isPositive();
         assertThat(recovery.preparedBusinessAtHalt()).isEqualTo(6);
         assertThat(recovery.preparedWorkflowAtHalt()).isEqualTo(6);
         assertThat(recovery.committedOnBoth()).isEqualTo(recovery.heldAfterDecision());
