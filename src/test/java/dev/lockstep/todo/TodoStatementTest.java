@@ -82,20 +82,31 @@ class TodoStatementTest {
     }
 
     /**
-     * pgjdbc prepares a statement on the server from its fifth execution on a connection; PostgreSQL then plans
-     * it five times for the values given and keeps a generic plan when that costs no more. With the groups in
-     * one array parameter it never did, and every todo page was planned anew.
+     * pgjdbc prepares a statement on the server from its fifth execution on a connection; PostgreSQL then plans it
+     * for the values given five times and keeps a generic plan when its estimate costs no more. Whether it does
+     * depends on the tables' statistics, which the other tests' rows make different from run to run, so this test
+     * checks what lets the generic plan compete, as the server sees the prepared statement: no integer parameter (a
+     * {@code LIMIT} parameter makes a generic plan assume a tenth of the rows) and no array parameter (it hides how
+     * many groups there are). The old statement, {@code group_id = any(?)} and {@code limit ?}, fails both. Its
+     * effect at 1.1 million rows, PostgreSQL's CPU per todo request halved, is measured in the benchmark
+     * (docs/performance.md).
      */
     @Test
-    void theTodoStatementKeepsAGenericPlan() {
-        long genericPlans = new TransactionTemplate(transactions).execute(status -> {
+    void theTodoStatementGivesAGenericPlanNothingToGuess() {
+        List<String> parameterTypes = new TransactionTemplate(transactions).execute(status -> {
             for (int i = 0; i < 12; i++) {
                 projection.todo("bob", List.of("managers", "legal"), NO_FILTER, null, 20);
             }
-            return ((Number) entityManager.createNativeQuery("select coalesce(sum(generic_plans), 0) from pg_prepared_statements"
-                    + " where statement like '%from task_offer o join task_projection p%'").getSingleResult()).longValue();
+            @SuppressWarnings("unchecked")
+            List<Object> types = entityManager.createNativeQuery("select array_to_string(parameter_types, ',') from pg_prepared_statements"
+                    + " where statement like '%from task_offer o join task_projection p%'").getResultList();
+            return types.stream().map(String::valueOf).toList();
         });
-        assertThat(genericPlans).isPositive();
+        assertThat(parameterTypes).as("the todo statement, prepared on the server by its connection").isNotEmpty();
+        assertThat(parameterTypes).allSatisfy(types -> assertThat(List.of(types.split(",")))
+                .as("its parameter types").isNotEmpty()
+                .noneMatch(type -> type.endsWith("[]"))
+                .noneMatch(type -> List.of("smallint", "integer", "bigint").contains(type)));
     }
 
     private List<String> pagedThrough(String user, String groups, int size) {
