@@ -103,10 +103,6 @@ public class SecurityConfiguration {
     }
 
     /**
-     * Only the encodings {@link ConfiguredUsers} accepts, so a password that passed the startup check can match; a
-     * verified password is remembered for {@code lockstep.security.verified-password-ttl} ({@link VerifiedPasswords}).
-     */
-    /**
      * Spring Security observes every filter of the chain, every authentication and every authorization of
      * every request (timers, counters and events through Micrometer): about a fifth of the request threads'
      * CPU on a todo page (docs/performance.md). Nothing reads those meters; the request itself is still
@@ -117,6 +113,10 @@ public class SecurityConfiguration {
         return SecurityObservationSettings.noObservations();
     }
 
+    /**
+     * Only the encodings {@link ConfiguredUsers} accepts, so a password that passed the startup check can match; a
+     * verified password is remembered for {@code lockstep.security.verified-password-ttl} ({@link VerifiedPasswords}).
+     */
     @Bean
     PasswordEncoder passwordEncoder(@Value("${" + VERIFIED_PASSWORD_TTL + ":60s}") Duration verifiedPasswordTtl) {
         if (verifiedPasswordTtl.isNegative() || verifiedPasswordTtl.compareTo(Duration.ofHours(1)) > 0) {
