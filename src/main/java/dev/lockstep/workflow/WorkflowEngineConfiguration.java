@@ -52,6 +52,7 @@ public class WorkflowEngineConfiguration {
         configuration.setDataSource(workflowDataSource);
         configuration.setTransactionManager(transactionManager);
         configuration.setDatabaseSchemaUpdate(WorkflowSchema.ALREADY_MIGRATED);
+        configuration.setDatabaseType(schema.databaseType());
         configuration.setIdGenerator(settings.idGenerator().create());
         configuration.setHistoryLevel(settings.historyLevel().level);
         // Timer jobs (step deadlines): each acquisition and each firing runs through the command executor
