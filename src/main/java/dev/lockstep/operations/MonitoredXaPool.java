@@ -1,6 +1,6 @@
 package dev.lockstep.operations;
 
-import com.atomikos.jdbc.AtomikosDataSourceBean;
+import dev.lockstep.xa.XaPool;
 import dev.lockstep.platform.DatabaseSettings;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -9,31 +9,31 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
- * One of the two XA resources as operations looks at it: its Atomikos pool, and the database behind
+ * One of the two XA resources as operations looks at it: its XA pool, and the database behind
  * it reached over a plain connection of its own (a check must not borrow from the XA pool it
  * reports on, nor run inside a global transaction).
  */
 final class MonitoredXaPool {
 
     private final DatabaseSettings settings;
-    private final AtomikosDataSourceBean pool;
+    private final XaPool pool;
     private final DataSource plain;
 
-    MonitoredXaPool(DatabaseSettings settings, AtomikosDataSourceBean pool) {
+    MonitoredXaPool(DatabaseSettings settings, XaPool pool) {
         this.settings = settings;
         this.pool = pool;
         this.plain = settings.plainDataSource();
     }
 
     String name() {
-        return pool.getUniqueResourceName();
+        return pool.uniqueResourceName();
     }
 
     DatabaseSettings settings() {
         return settings;
     }
 
-    AtomikosDataSourceBean pool() {
+    XaPool pool() {
         return pool;
     }
 

@@ -1,7 +1,7 @@
 package dev.lockstep.operations;
 
 import com.atomikos.icatch.jta.UserTransactionManager;
-import com.atomikos.jdbc.AtomikosDataSourceBean;
+import dev.lockstep.xa.XaPool;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
@@ -21,12 +21,12 @@ import org.springframework.context.annotation.Configuration;
 public class OperationsConfiguration {
 
     @Bean
-    MonitoredXaPool businessXaResource(DatabaseEndpoints endpoints, @Qualifier("businessDataSource") AtomikosDataSourceBean pool) {
+    MonitoredXaPool businessXaResource(DatabaseEndpoints endpoints, @Qualifier("businessDataSource") XaPool pool) {
         return new MonitoredXaPool(endpoints.business(), pool);
     }
 
     @Bean
-    MonitoredXaPool workflowXaResource(DatabaseEndpoints endpoints, @Qualifier("workflowDataSource") AtomikosDataSourceBean pool) {
+    MonitoredXaPool workflowXaResource(DatabaseEndpoints endpoints, @Qualifier("workflowDataSource") XaPool pool) {
         return new MonitoredXaPool(endpoints.workflow(), pool);
     }
 

@@ -26,8 +26,8 @@ class XaResourceHealthIndicator implements HealthIndicator {
                 .withDetail("resource", resource.name())
                 .withDetail("vendor", resource.settings().vendor())
                 .withDetail("url", withoutPassword(resource.settings().url()))
-                .withDetail("poolTotal", resource.pool().poolTotalSize())
-                .withDetail("poolAvailable", resource.pool().poolAvailableSize());
+                .withDetail("poolTotal", resource.pool().totalSize())
+                .withDetail("poolAvailable", resource.pool().availableSize());
         try {
             return health.up().withDetail("preparedTransactions", resource.preparedTransactions()).build();
         } catch (SQLException e) {

@@ -24,11 +24,11 @@ class XaResourceMetrics implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         for (MonitoredXaPool resource : resources) {
-            Gauge.builder("lockstep.xa.pool.size", resource, r -> r.pool().poolTotalSize())
+            Gauge.builder("lockstep.xa.pool.size", resource, r -> r.pool().totalSize())
                     .description("Connections in the XA pool, in use or not")
                     .tag("resource", resource.name())
                     .register(registry);
-            Gauge.builder("lockstep.xa.pool.available", resource, r -> r.pool().poolAvailableSize())
+            Gauge.builder("lockstep.xa.pool.available", resource, r -> r.pool().availableSize())
                     .description("Idle connections in the XA pool")
                     .tag("resource", resource.name())
                     .register(registry);

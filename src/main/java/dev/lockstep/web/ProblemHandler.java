@@ -1,6 +1,5 @@
 package dev.lockstep.web;
 
-import com.atomikos.jdbc.internal.AtomikosSQLException;
 import java.sql.SQLTransientConnectionException;
 import java.util.List;
 import java.sql.SQLException;
@@ -194,15 +193,14 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     }
 
     /**
-     * Atomikos 6 reports an exhausted XA pool only as an {@code AtomikosSQLException} with this message
-     * (no cause, no subclass), wherever in the engine's or Hibernate's wrapping it surfaces; HikariCP (the
-     * business-only pool) as an {@code SQLTransientConnectionException}, which carries the SQLState of the last failed
-     * connection attempt when the database, not the pool, was the problem (then it is {@link #connectionLost}).
+     * Both pools report no free connection as an {@code SQLTransientConnectionException}, wherever in the engine's or
+     * Hibernate's wrapping it surfaces (the XA pools through {@code XaPool}); HikariCP (the business-only pool) gives it
+     * the SQLState of the last failed connection attempt when the database, not the pool, was the problem (then it
+     * is {@link #connectionLost}).
      */
     private static boolean poolExhausted(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof AtomikosSQLException && String.valueOf(cause.getMessage()).startsWith("Connection pool exhausted")
-                    || cause instanceof SQLTransientConnectionException timeout && !connectionState(timeout.getSQLState())) {
+            if (cause instanceof SQLTransientConnectionException timeout && !connectionState(timeout.getSQLState())) {
                 return true;
             }
         }

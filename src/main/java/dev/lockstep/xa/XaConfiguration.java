@@ -2,7 +2,6 @@ package dev.lockstep.xa;
 
 import com.atomikos.icatch.config.UserTransactionServiceImp;
 import com.atomikos.icatch.jta.UserTransactionManager;
-import com.atomikos.jdbc.AtomikosDataSourceBean;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
@@ -102,10 +101,9 @@ public class XaConfiguration {
     }
 
     /**
-     * Under JTA, Hibernate's default gives the connection back to the pool after every statement, and
-     * every borrow from an Atomikos pool validates the connection first (a round trip to the database).
-     * Holding it until the transaction is about to complete, as Hibernate does in a local transaction,
-     * leaves one borrow per transaction (docs/performance.md).
+     * Under JTA, Hibernate's default gives the connection back to the pool after every statement and
+     * borrows it again for the next. Holding it until the transaction is about to complete, as Hibernate
+     * does in a local transaction, leaves one borrow per transaction (docs/performance.md).
      */
     @Bean
     HibernatePropertiesCustomizer holdTheConnectionUntilTheTransactionCompletes() {
@@ -113,14 +111,14 @@ public class XaConfiguration {
                 PhysicalConnectionHandlingMode.DELAYED_ACQUISITION_AND_RELEASE_BEFORE_TRANSACTION_COMPLETION);
     }
 
-    @Bean(initMethod = "init", destroyMethod = "close")
+    @Bean(destroyMethod = "close")
     @Primary
-    AtomikosDataSourceBean businessDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory) {
+    XaPool businessDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory) {
         return factory.pool(DatabaseEndpoints.BUSINESS_RESOURCE, "lockstep.db.business", endpoints.business());
     }
 
-    @Bean(initMethod = "init", destroyMethod = "close")
-    AtomikosDataSourceBean workflowDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory) {
+    @Bean(destroyMethod = "close")
+    XaPool workflowDataSource(DatabaseEndpoints endpoints, XaDataSourceFactory factory) {
         return factory.pool(DatabaseEndpoints.WORKFLOW_RESOURCE, "lockstep.db.workflow", endpoints.workflow());
     }
 

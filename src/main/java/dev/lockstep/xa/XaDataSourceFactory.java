@@ -1,13 +1,22 @@
 package dev.lockstep.xa;
 
-import com.atomikos.jdbc.AtomikosDataSourceBean;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.StartupCheckFailure;
+import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.supplier.AgroalConnectionFactoryConfigurationSupplier;
+import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
+import io.agroal.api.exceptionsorter.OracleExceptionSorter;
+import io.agroal.api.exceptionsorter.PostgreSQLExceptionSorter;
+import io.agroal.api.security.NamePrincipal;
+import io.agroal.api.security.SimplePassword;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Properties;
+import java.util.stream.Collectors;
 import javax.sql.XADataSource;
 import org.springframework.beans.BeanWrapperImpl;
 
-/** Builds vendor XA DataSources from settings and wraps them in Atomikos pools. */
+/** Builds vendor XA DataSources from settings, and the XA pools over them. */
 public class XaDataSourceFactory {
 
     /** Creates the driver's XA DataSource; refuses a class that is not one. */
@@ -45,23 +54,70 @@ public class XaDataSourceFactory {
         }
     }
 
-    public AtomikosDataSourceBean pool(String uniqueResourceName, String prefix, DatabaseSettings settings) {
-        AtomikosDataSourceBean pool = new AtomikosDataSourceBean();
-        pool.setUniqueResourceName(uniqueResourceName);
-        // timed branch calls (XaPhaseTimers); recovery asks the same wrapper, which delegates
-        pool.setXaDataSource(new TimedXaDataSource(create(prefix, settings), uniqueResourceName));
-        pool.setMinPoolSize(1);
-        pool.setMaxPoolSize(settings.poolSize());
-        pool.setBorrowConnectionTimeout(10);
-        pool.setMaxIdleTime(60);
-        // Validate each borrow with a query, not Connection.isValid: on a connection a socket timeout has closed,
-        // pgjdbc's pooled handle throws from isValid instead of answering false, and Atomikos takes a throw for
-        // "the driver cannot validate", switches validation off for that connection and lends it out dead
-        // (chaos scenarios 51-53: the first request after a network blackhole failed with 500).
-        pool.setTestQuery(settings.vendor().validationQuery());
-        // Connections are only ever used inside JTA transactions; anything else is a bug to surface.
-        pool.setLocalTransactionMode(false);
-        return pool;
+    /**
+     * The database's XA pool (Agroal), its connections enlisted in the current JTA transaction by Atomikos, and
+     * Atomikos's recovery of the database. Atomikos's own pool wrapped every connection handle and statement in a
+     * reflective proxy that looked up and checked its session state on every JDBC call (docs/performance.md); Agroal's
+     * wrappers are plain classes. As before: the connection a transaction first borrows is validated, a borrow waits
+     * at most 10 s, idle connections beyond the first go after 60 s.
+     */
+    public XaPool pool(String uniqueResourceName, String prefix, DatabaseSettings settings) {
+        XADataSource driver = create(prefix, settings);
+        AgroalDataSourceConfigurationSupplier configuration = new AgroalDataSourceConfigurationSupplier()
+                .metricsEnabled(true)
+                .connectionPoolConfiguration(pool -> pool
+                        .initialSize(1)
+                        .minSize(1)
+                        .maxSize(settings.poolSize())
+                        .acquisitionTimeout(XaPool.BORROW_TIMEOUT)
+                        .reapTimeout(Duration.ofSeconds(60))
+                        // A connection that a socket timeout or a network outage left dead is replaced at the borrow,
+                        // not lent out (chaos scenarios 51-53); pgjdbc's handle throws from isValid there, which
+                        // counts as invalid.
+                        .validateOnBorrow(true)
+                        .connectionValidator(connection -> {
+                            try {
+                                return connection.isValid((int) XaPool.BORROW_TIMEOUT.toSeconds());
+                            } catch (SQLException | RuntimeException e) {
+                                return false;
+                            }
+                        })
+                        // a connection that failed with a connection-class error is thrown away, not pooled again
+                        .exceptionSorter(switch (settings.vendor()) {
+                            case POSTGRESQL -> new PostgreSQLExceptionSorter();
+                            case ORACLE -> new OracleExceptionSorter();
+                        })
+                        .transactionIntegration(new AtomikosTransactionIntegration(uniqueResourceName))
+                        .connectionFactoryConfiguration(factory -> likeTheDriver(factory, driver, settings)));
+        try {
+            return new XaPool(uniqueResourceName, AgroalDataSource.from(configuration),
+                    new RecoverableDatabase(uniqueResourceName, new TimedXaDataSource(driver, uniqueResourceName)));
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot open the XA pool of " + uniqueResourceName, e);
+        }
+    }
+
+    /**
+     * Agroal makes its own instances of the driver's XA DataSource class: the same URL, user and timeouts as
+     * {@code driver}, which {@link #create} configured (pgjdbc's session options joined to any the URL gives).
+     */
+    private static AgroalConnectionFactoryConfigurationSupplier likeTheDriver(AgroalConnectionFactoryConfigurationSupplier factory,
+            XADataSource driver, DatabaseSettings settings) {
+        factory.connectionProviderClass(driver.getClass())
+                .jdbcUrl(settings.url())
+                .principal(new NamePrincipal(settings.username()))
+                .credential(new SimplePassword(settings.password() == null ? "" : settings.password()));
+        Properties timeouts = settings.timeoutProperties(true);
+        switch (settings.vendor()) {
+            case POSTGRESQL -> {
+                BeanWrapperImpl configured = new BeanWrapperImpl(driver);
+                timeouts.stringPropertyNames().forEach(name -> factory.jdbcProperty(name, String.valueOf(configured.getPropertyValue(name))));
+            }
+            // Agroal reads a Properties-typed bean property as "name=value;name=value"
+            case ORACLE -> factory.jdbcProperty("connectionProperties", timeouts.stringPropertyNames().stream()
+                    .map(name -> name + "=" + timeouts.getProperty(name)).collect(Collectors.joining(";")));
+        }
+        return factory;
     }
 
     private static Object instantiate(String prefix, String className) {

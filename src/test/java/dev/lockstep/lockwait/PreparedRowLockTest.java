@@ -6,13 +6,13 @@ import static dev.lockstep.approval.ApiFlows.openTaskId;
 import static dev.lockstep.approval.ApiFlows.submit;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.atomikos.jdbc.AtomikosDataSourceBean;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.recovery.DecodedXid;
 import dev.lockstep.recovery.PgGidCodec;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import dev.lockstep.xa.XaPool;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -48,7 +48,7 @@ class PreparedRowLockTest {
     @Autowired Api api;
     @Autowired TestDatabases db;
     @Autowired DatabaseEndpoints endpoints;
-    @Autowired @Qualifier("businessDataSource") AtomikosDataSourceBean businessPool;
+    @Autowired @Qualifier("businessDataSource") XaPool businessPool;
 
     private final ExecutorService burstThreads = Executors.newCachedThreadPool();
 
@@ -110,7 +110,7 @@ class PreparedRowLockTest {
         Running stuck = running();
         Running other = running();
         String gid = "burst-holder-" + stuck.id();
-        int burst = businessPool.getMaxPoolSize() + 2;
+        int burst = businessPool.maxSize() + 2;
 
         prepareRowLock(stuck.id(), gid);
         List<CompletableFuture<Api.Response>> onStuck = new ArrayList<>();

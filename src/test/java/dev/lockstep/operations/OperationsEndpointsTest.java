@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.atomikos.icatch.event.EventListener;
 import com.atomikos.icatch.event.transaction.ParticipantHeuristicEvent;
-import com.atomikos.jdbc.AtomikosDataSourceBean;
 import com.atomikos.publish.EventPublisher;
 import com.atomikos.recovery.TxState;
 import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import dev.lockstep.xa.XaPool;
 import java.util.ServiceLoader;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -41,11 +41,11 @@ class OperationsEndpointsTest {
 
     @Autowired
     @Qualifier("businessDataSource")
-    AtomikosDataSourceBean businessPool;
+    XaPool businessPool;
 
     @Autowired
     @Qualifier("workflowDataSource")
-    AtomikosDataSourceBean workflowPool;
+    XaPool workflowPool;
 
     @Autowired
     SpringProcessEngineConfiguration engine;
@@ -152,10 +152,10 @@ class OperationsEndpointsTest {
         });
         String metrics = scrape();
 
-        assertThat(gauge(metrics, "lockstep_xa_pool_size", "business-db")).isEqualTo(businessPool.poolTotalSize());
-        assertThat(gauge(metrics, "lockstep_xa_pool_size", "workflow-db")).isEqualTo(workflowPool.poolTotalSize());
-        assertThat(gauge(metrics, "lockstep_xa_pool_available", "business-db")).isEqualTo(businessPool.poolAvailableSize());
-        assertThat(gauge(metrics, "lockstep_xa_pool_available", "workflow-db")).isEqualTo(workflowPool.poolAvailableSize());
+        assertThat(gauge(metrics, "lockstep_xa_pool_size", "business-db")).isEqualTo(businessPool.totalSize());
+        assertThat(gauge(metrics, "lockstep_xa_pool_size", "workflow-db")).isEqualTo(workflowPool.totalSize());
+        assertThat(gauge(metrics, "lockstep_xa_pool_available", "business-db")).isEqualTo(businessPool.availableSize());
+        assertThat(gauge(metrics, "lockstep_xa_pool_available", "workflow-db")).isEqualTo(workflowPool.availableSize());
         assertThat(jtaCount(metrics, "committed")).isEqualTo(committedBefore + 1);
         assertThat(jtaCount(metrics, "rolled_back")).isEqualTo(rolledBackBefore + 1);
     }

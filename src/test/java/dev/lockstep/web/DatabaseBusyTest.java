@@ -2,13 +2,13 @@ package dev.lockstep.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.atomikos.jdbc.AtomikosDataSourceBean;
 import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.approval.ApplicationRepository;
 import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import dev.lockstep.xa.XaPool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -37,7 +37,7 @@ class DatabaseBusyTest {
     @Autowired TestDatabases db;
     @Autowired PlatformTransactionManager transactions;
     @Autowired @Qualifier(BusinessOnlyTransactions.MANAGER) PlatformTransactionManager businessOnly;
-    @Autowired @Qualifier("businessDataSource") AtomikosDataSourceBean businessPool;
+    @Autowired @Qualifier("businessDataSource") XaPool businessPool;
     @Autowired ApplicationRepository applications;
 
     /** A submit needs the business XA pool (its key, the row lock, the binding). */
@@ -79,7 +79,7 @@ class DatabaseBusyTest {
     /** Both pools hold as many connections as the business XA pool. */
     private Api.Response whileEveryConnectionIsHeld(PlatformTransactionManager manager, Runnable useConnection,
             Supplier<Api.Response> request) throws InterruptedException {
-        int poolSize = businessPool.getMaxPoolSize();
+        int poolSize = businessPool.maxSize();
         CountDownLatch holding = new CountDownLatch(poolSize);
         CountDownLatch release = new CountDownLatch(1);
         List<Thread> holders = new ArrayList<>();

@@ -1,0 +1,134 @@
+package dev.lockstep.xa;
+
+import com.atomikos.datasource.ResourceException;
+import com.atomikos.icatch.config.Configuration;
+import io.agroal.api.AgroalDataSource;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * The XA connections of one database: an Agroal pool whose connections join the current JTA transaction as a
+ * branch of it ({@link AtomikosTransactionIntegration}), and Atomikos's recovery of that database
+ * ({@link RecoverableDatabase}), registered for as long as the pool is open.
+ */
+public final class XaPool implements DataSource, AutoCloseable {
+
+    /** How long a borrow waits for a connection to come free. */
+    static final Duration BORROW_TIMEOUT = Duration.ofSeconds(10);
+
+    /** Agroal's message when no connection came free within the acquisition timeout (it has no exception type of its own). */
+    private static final String AGROAL_ACQUISITION_TIMEOUT = "Sorry, acquisition timeout!";
+
+    private final String uniqueResourceName;
+    private final AgroalDataSource pool;
+    private final RecoverableDatabase recovery;
+
+    XaPool(String uniqueResourceName, AgroalDataSource pool, RecoverableDatabase recovery) {
+        this.uniqueResourceName = uniqueResourceName;
+        this.pool = pool;
+        this.recovery = recovery;
+        Configuration.addResource(recovery);
+    }
+
+    public String uniqueResourceName() {
+        return uniqueResourceName;
+    }
+
+    /** The most connections the pool opens. */
+    public int maxSize() {
+        return pool.getConfiguration().connectionPoolConfiguration().maxSize();
+    }
+
+    /** Connections in the pool, in use or not. */
+    public long totalSize() {
+        return pool.getMetrics().activeCount() + pool.getMetrics().availableCount();
+    }
+
+    /** Idle connections in the pool. */
+    public long availableSize() {
+        return pool.getMetrics().availableCount();
+    }
+
+    /**
+     * A connection enlisted in the current transaction: the one the transaction already holds from this pool, or a
+     * validated one from the pool. No connection free within {@link #BORROW_TIMEOUT} is an
+     * {@link SQLTransientConnectionException} without an SQLState, i.e. the pool and not the database (503 DATABASE_BUSY).
+     */
+    @Override
+    public Connection getConnection() throws SQLException {
+        try {
+            return pool.getConnection();
+        } catch (SQLException e) {
+            if (AGROAL_ACQUISITION_TIMEOUT.equals(e.getMessage())) {
+                throw new SQLTransientConnectionException("no connection of " + uniqueResourceName + " came free within "
+                        + BORROW_TIMEOUT.toSeconds() + " s (pool of " + maxSize() + ")", null, e);
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        throw new SQLFeatureNotSupportedException("the XA pool connects with its configured user only");
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return pool.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        pool.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        pool.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return pool.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return pool.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) throws SQLException {
+        if (type.isInstance(this)) {
+            return type.cast(this);
+        }
+        return pool.unwrap(type);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> type) throws SQLException {
+        return type.isInstance(this) || pool.isWrapperFor(type);
+    }
+
+    /** Unregisters the database from Atomikos's recovery, closes recovery's connection, then the pool. */
+    @Override
+    public void close() throws ResourceException {
+        Configuration.removeResource(uniqueResourceName);
+        try {
+            recovery.close();
+        } finally {
+            pool.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "XA pool " + uniqueResourceName;
+    }
+}
