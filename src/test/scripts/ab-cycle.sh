@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Compares service jars side by side under the approval cycle at 1 client, in the same script run so that they
+# share the machine's state (docs/performance.md): each jar starts on fresh embedded databases, is warmed with two
+# clients, then measured in rounds of one window each, the order reversed every round. Per window: cycles, the
+# cycle's p50 and each operation's, the service's CPU per cycle by kind of thread (its live threads, /proc/<pid>/task: HTTP
+# request threads, JIT compiler, Atomikos's threads, the rest) and the CPU per cycle of its PostgreSQL servers.
+#
+#   src/test/scripts/ab-cycle.sh <label>=<jar>[:<mode>] [<label>=<jar>[:<mode>] ...]
+#   mode: embedded (XA, the default) or single; env: ROUNDS (4), WINDOW (30 s per window), WARM (90 per jar),
+#   OUT (target/ab-cycle), EXTRA_ARGS (added to every service's arguments)
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-4}
+WINDOW=${WINDOW:-30}
+WARM=${WARM:-90}
+OUT=${OUT:-target/ab-cycle}
+CLIENT="$(cd "$(dirname "$0")" && pwd)/approval-cycle.py"
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+HZ=$(getconf CLK_TCK)
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("",0)); print(s.getsockname()[1]); s.close()'; }
+
+declare -A PID PORT
+LABELS=()
+stop_all() { for label in "${LABELS[@]}"; do kill "${PID[$label]}" 2>/dev/null || true; done; }
+trap stop_all EXIT
+
+for spec in "$@"; do
+    label=${spec%%=*}; rest=${spec#*=}; jar=${rest%%:*}; mode=embedded
+    [[ $rest == *:* ]] && mode=${rest##*:}
+    home="$OUT/var-$label"; rm -rf "$home"
+    PORT[$label]=$(free_port)
+    # shellcheck disable=SC2086
+    java -Xmx768m -jar "$jar" --lockstep.mode="$mode" --lockstep.home="$home" --server.port="${PORT[$label]}" \
+        --lockstep.embedded.business-port=0 --lockstep.embedded.workflow-port=0 --lockstep.embedded.single-port=0 \
+        --lockstep.tm.unique-name="ab-$label.tm" --logging.level.root=WARN --lockstep.reconciliation.enabled=false \
+        --lockstep.publish.enabled=false ${EXTRA_ARGS:-} > "$OUT/$label-service.log" 2>&1 &
+    PID[$label]=$!
+    LABELS+=("$label")
+done
+for label in "${LABELS[@]}"; do
+    for _ in $(seq 600); do curl -s -o /dev/null "http://localhost:${PORT[$label]}/actuator/health" && break; sleep 1; done
+done
+for label in "${LABELS[@]}"; do
+    python3 "$CLIENT" "${PORT[$label]}" "$WARM" > /dev/null & other=$!
+    python3 "$CLIENT" "${PORT[$label]}" "$WARM" > /dev/null
+    wait "$other"
+done
+
+# CPU ticks of the service's threads by kind, one "kind ticks" line each
+thread_ticks() {
+    for task in /proc/"$1"/task/*; do
+        echo "$(tr ' ' '_' < "$task/comm" 2>/dev/null) $(awk '{print $14 + $15}' "$task/stat" 2>/dev/null)"
+    done | awk '{kind = $1 ~ /^http-nio/ ? "http" : $1 ~ /Compiler/ ? "jit" : $1 ~ /^Atomikos/ ? "atomikos" : "other"; t[kind] += $2}
+                END {for (k in t) print k, t[k]}'
+}
+# CPU ticks of the PostgreSQL servers under the service's home: postmasters with their reaped backends, and live backends
+postgres_ticks() {
+    local total=0 ticks
+    for postmaster in $(pgrep -f "postgres -D $OUT/var-$1/" || true); do
+        ticks=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$postmaster/stat" 2>/dev/null || echo 0); total=$((total + ticks))
+        for backend in $(pgrep -P "$postmaster" || true); do
+            ticks=$(awk '{print $14 + $15}' "/proc/$backend/stat" 2>/dev/null || echo 0); total=$((total + ticks))
+        done
+    done
+    echo "$total"
+}
+
+window() { # label
+    local label=$1 pid=${PID[$1]} before after pg_before result cycles
+    before=$(thread_ticks "$pid"); pg_before=$(postgres_ticks "$label")
+    result=$(python3 "$CLIENT" "${PORT[$label]}" "$WINDOW")
+    after=$(thread_ticks "$pid")
+    cycles=$(echo "$result" | head -1 | awk '{print $2}')
+    printf '%-8s %s | CPU ms/cycle: %s | postgres %.1f\n' "$label" "$(echo "$result" | head -1)" \
+        "$(join <(echo "$before" | sort) <(echo "$after" | sort) | awk -v n="$cycles" -v hz="$HZ" \
+            '{d = ($3 - $2) * 1000 / hz / n; all += d; out = out sprintf("%s %.1f ", $1, d)} END {printf "service %.1f (%s)", all, out}')" \
+        "$(echo "($(postgres_ticks "$label") - $pg_before) * 1000 / $HZ / $cycles" | bc -l)"
+    echo "$result" | tail -1
+}
+
+for round in $(seq "$ROUNDS"); do
+    order=("${LABELS[@]}")
+    if (( round % 2 == 0 )); then order=(); for (( i = ${#LABELS[@]} - 1; i >= 0; i-- )); do order+=("${LABELS[$i]}"); done; fi
+    echo "round $round"
+    for label in "${order[@]}"; do window "$label"; done
+done | tee "$OUT/summary.txt"
