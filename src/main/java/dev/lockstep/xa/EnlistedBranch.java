@@ -12,6 +12,11 @@ import javax.transaction.xa.Xid;
  */
 record EnlistedBranch(String resourceName, TransactionAware connection, XAResource driver) implements XAResource {
 
+    /**
+     * A resume after a suspend (a REQUIRES_NEW transaction ran in between, e.g. the engine's timer-job acquisition)
+     * joins the ended branch again: pgjdbc implements no suspend or resume, but lets the connection that ended a
+     * branch join it; the connection stays out of the pool meanwhile, so nothing else runs on it.
+     */
     @Override
     public void start(Xid xid, int flags) throws XAException {
         try {
@@ -20,12 +25,13 @@ record EnlistedBranch(String resourceName, TransactionAware connection, XAResour
             connection.setFlushOnly();
             throw failure("start", e);
         }
-        call(() -> driver.start(xid, flags));
+        call(() -> driver.start(xid, flags == TMRESUME ? TMJOIN : flags));
     }
 
+    /** A suspend ends the branch; see {@link #start}. */
     @Override
     public void end(Xid xid, int flags) throws XAException {
-        call(() -> driver.end(xid, flags));
+        call(() -> driver.end(xid, flags == TMSUSPEND ? TMSUCCESS : flags));
     }
 
     @Override
