@@ -17,6 +17,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -69,6 +70,36 @@ class XaPoolTest {
 
         assertThat(db.business().queryForObject("select txid_status(?)", String.class, transactionIds.get(0))).isEqualTo("aborted");
         assertThat(db.workflow().queryForObject("select txid_status(?)", String.class, transactionIds.get(1))).isEqualTo("aborted");
+    }
+
+    /**
+     * A transaction of its own inside another (REQUIRES_NEW, as the engine's timer-job acquisition does): the outer
+     * one's branches are suspended meanwhile, which pgjdbc cannot do; both still commit, each on its own backend.
+     */
+    @Test
+    void aTransactionOfItsOwnInsideAnotherLeavesBothCommitted() {
+        TransactionTemplate inner = new TransactionTemplate(transactions);
+        inner.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        List<Long> outerIds = new ArrayList<>();
+        List<Long> innerIds = new ArrayList<>();
+
+        new TransactionTemplate(transactions).executeWithoutResult(status -> {
+            outerIds.add(new JdbcTemplate(business).queryForObject("select txid_current()", Long.class));
+            outerIds.add(new JdbcTemplate(workflow).queryForObject("select txid_current()", Long.class));
+            inner.executeWithoutResult(nested -> {
+                innerIds.add(new JdbcTemplate(business).queryForObject("select txid_current()", Long.class));
+                innerIds.add(new JdbcTemplate(workflow).queryForObject("select txid_current()", Long.class));
+            });
+            // the outer branches resumed: the same server transactions go on
+            assertThat(new JdbcTemplate(business).queryForObject("select txid_current()", Long.class)).isEqualTo(outerIds.get(0));
+            assertThat(new JdbcTemplate(workflow).queryForObject("select txid_current()", Long.class)).isEqualTo(outerIds.get(1));
+        });
+
+        assertThat(innerIds).doesNotContainAnyElementsOf(outerIds);
+        for (List<Long> ids : List.of(outerIds, innerIds)) {
+            assertThat(db.business().queryForObject("select txid_status(?)", String.class, ids.get(0))).isEqualTo("committed");
+            assertThat(db.workflow().queryForObject("select txid_status(?)", String.class, ids.get(1))).isEqualTo("committed");
+        }
     }
 
     /** Whichever way a transaction ends, its connections are back in the pools afterwards. */
