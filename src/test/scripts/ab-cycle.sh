@@ -51,7 +51,7 @@ done
 # CPU ticks of the service's threads by kind, one "kind ticks" line each
 thread_ticks() {
     for task in /proc/"$1"/task/*; do
-        echo "$(tr ' ' '_' < "$task/comm" 2>/dev/null) $(awk '{print $14 + $15}' "$task/stat" 2>/dev/null)"
+        echo "$(tr ' ' '_' 2>/dev/null < "$task/comm") $(awk '{print $14 + $15}' "$task/stat" 2>/dev/null)"
     done | awk '{kind = $1 ~ /^http-nio/ ? "http" : $1 ~ /Compiler/ ? "jit" : $1 ~ /^Atomikos/ ? "atomikos" : "other"; t[kind] += $2}
                 END {for (k in t) print k, t[k]}'
 }
