@@ -10,8 +10,8 @@ import org.apache.ibatis.session.ExecutorType;
 /**
  * The engine's MyBatis sessions reuse a prepared statement for the same SQL within one engine command
  * (MyBatis's REUSE executor) instead of preparing it anew for every execution. Each prepared statement
- * costs the pool's bookkeeping: under XA, Atomikos wraps every one in a reflective proxy, tracks it and
- * registers a transaction synchronization for it (docs/performance.md).
+ * costs the driver's and the pool's wrappers and bookkeeping (under XA also pgjdbc's proxy of it), so fewer
+ * of them cost less CPU in both deployments (docs/performance.md).
  */
 class StatementReusingEngineConfiguration extends SpringProcessEngineConfiguration {
 
