@@ -5,10 +5,15 @@ import jakarta.persistence.EntityManagerFactory;
 import jakarta.transaction.Status;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.TransactionManager;
+import java.sql.SQLException;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -23,6 +28,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * a JTA transaction that Spring's synchronization does not show.
  */
 class BusinessOnlyTransactionManager extends JpaTransactionManager {
+
+    private static final Logger log = LoggerFactory.getLogger(BusinessOnlyTransactionManager.class);
 
     private final EntityManagerFactory businessOnly;
     private final DataSource pool;
@@ -56,6 +63,37 @@ class BusinessOnlyTransactionManager extends JpaTransactionManager {
                     + " transaction, or leave it in the JTA transaction without " + BusinessOnlyTransactions.MANAGER + ".");
         }
         return super.doGetTransaction();
+    }
+
+    /**
+     * A rollback that fails because the pool has already closed the connection (it does so after a connection-class
+     * error: the server went down or ended the session) had nothing left to roll back: a session's open transaction
+     * ends with the session. The caller then sees the failure that caused the rollback (a lost connection answers
+     * 503 DATABASE_UNAVAILABLE) instead of this one, which would hide it behind a 500.
+     */
+    @Override
+    protected void doRollback(DefaultTransactionStatus status) {
+        try {
+            super.doRollback(status);
+        } catch (RuntimeException e) {
+            // Spring reports it as a TransactionException or, through the JPA dialect, a DataAccessException
+            if (!connectionClosed()) {
+                throw e;
+            }
+            log.warn("the business-only transaction's connection was already closed, so its server ended the transaction"
+                    + " with the session; the rollback's own failure: {}", e.toString());
+        }
+    }
+
+    private boolean connectionClosed() {
+        if (!(TransactionSynchronizationManager.getResource(pool) instanceof ConnectionHolder holder)) {
+            return false;
+        }
+        try {
+            return holder.getConnection().isClosed();
+        } catch (SQLException | RuntimeException unknown) {
+            return false;
+        }
     }
 
     @Override

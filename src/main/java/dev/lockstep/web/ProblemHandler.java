@@ -1,8 +1,8 @@
 package dev.lockstep.web;
 
+import dev.lockstep.platform.ConnectionLoss;
 import java.sql.SQLTransientConnectionException;
 import java.util.List;
-import java.sql.SQLException;
 import java.util.Map;
 import java.util.Optional;
 import org.activiti.engine.ActivitiObjectNotFoundException;
@@ -102,7 +102,7 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
         if (poolExhausted(e)) {
             return databaseBusy(e);
         }
-        if (connectionLost(e)) {
+        if (ConnectionLoss.in(e)) {
             return databaseUnavailable(e);
         }
         log.warn("global transaction rolled back: {}", e.getMostSpecificCause().toString());
@@ -122,7 +122,7 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
         if (poolExhausted(e)) {
             return databaseBusy(e);
         }
-        if (connectionLost(e)) {
+        if (ConnectionLoss.in(e)) {
             return databaseUnavailable(e);
         }
         log.error("unexpected error", e);
@@ -196,30 +196,17 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
      * Both pools report no free connection as an {@code SQLTransientConnectionException}, wherever in the engine's or
      * Hibernate's wrapping it surfaces (the XA pools through {@code XaPool}); HikariCP (the business-only pool) gives it
      * the SQLState of the last failed connection attempt when the database, not the pool, was the problem (then it
-     * is {@link #connectionLost}).
+     * is a connection loss, {@link ConnectionLoss}).
      */
     private static boolean poolExhausted(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLTransientConnectionException timeout && !connectionState(timeout.getSQLState())) {
+            if (cause instanceof SQLTransientConnectionException timeout && !ConnectionLoss.isConnectionState(timeout.getSQLState())) {
                 return true;
             }
         }
         return false;
     }
 
-    /** SQLState class 08 is a connection exception: the server was not reached or the connection broke. */
-    private static boolean connectionState(String sqlState) {
-        return sqlState != null && sqlState.startsWith("08");
-    }
-
-    private static boolean connectionLost(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLException sql && connectionState(sql.getSQLState())) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     private static Map<String, String> fieldError(FieldError error) {
         return Map.of("field", error.getField(), "message", String.valueOf(error.getDefaultMessage()));

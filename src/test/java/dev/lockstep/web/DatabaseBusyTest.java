@@ -11,21 +11,26 @@ import dev.lockstep.support.TestDatabases;
 import dev.lockstep.xa.XaPool;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * When every connection of a pool (an XA pool, or the business-only one) is taken and none comes free
  * within the borrow timeout, the client gets 503 DATABASE_BUSY with Retry-After — an overload answer it can act on — and nothing is
- * written. (Seen in the recovery benchmark under 100 concurrent submits: it was a 500 INTERNAL_ERROR.)
+ * written. (Seen in the recovery benchmark under 100 concurrent submits: it was a 500 INTERNAL_ERROR.) When the
+ * database ended the pool's sessions, 503 DATABASE_UNAVAILABLE, and nothing is written either.
  */
 @LockstepIntegrationTest
 class DatabaseBusyTest {
@@ -68,6 +73,49 @@ class DatabaseBusyTest {
         assertBusy(busy);
         assertThat(db.business().queryForObject("select count(*) from application", Long.class)).isEqualTo(applicationsBefore);
         assertThat(api.post("alice", "/api/applications", DRAFT, null).status()).isEqualTo(201);
+    }
+
+    /**
+     * A restart ends the server's sessions; HikariCP lends a connection used within the last 500 ms without
+     * validating it, so the next draft can run on a dead one. That answers 503 DATABASE_UNAVAILABLE and writes
+     * nothing, and the next attempt works. (It was a 500 INTERNAL_ERROR: the rollback on the pool's already closed
+     * connection failed, and that failure hid the lost connection.)
+     */
+    @Test
+    void aSessionTheServerEndedAnswers503DatabaseUnavailableAndWritesNothing() throws Exception {
+        Set<Integer> backends = ConcurrentHashMap.newKeySet();
+        JdbcTemplate businessOnlyConnection = new JdbcTemplate(((JpaTransactionManager) businessOnly).getDataSource());
+        // every connection of the pool used just now, so none is validated at its next borrow
+        whileEveryConnectionIsHeld(businessOnly, () -> backends.add(businessOnlyConnection.queryForObject(
+                "select pg_backend_pid()", Integer.class)), () -> null);
+        long applicationsBefore = db.business().queryForObject("select count(*) from application", Long.class);
+        String pids = backends.stream().map(String::valueOf).collect(Collectors.joining(","));
+        assertThat(db.business().queryForObject("select count(pg_terminate_backend(pid)) from pg_stat_activity where pid in ("
+                + pids + ")", Integer.class)).isEqualTo(backends.size());
+        awaitAllGone(pids);
+
+        Api.Response lost = api.post("alice", "/api/applications", DRAFT, null);
+
+        assertThat(lost.status()).as(lost.toString()).isEqualTo(503);
+        assertThat(lost.json().get("code").asString()).isEqualTo("DATABASE_UNAVAILABLE");
+        assertThat(lost.header("Retry-After")).isEqualTo("1");
+        assertThat(db.business().queryForObject("select count(*) from application", Long.class)).isEqualTo(applicationsBefore);
+        // each dead connection fails one request at most and is thrown away; none answers anything but 503 or 201
+        List<Integer> statuses = new ArrayList<>();
+        for (int attempt = 0; attempt <= backends.size() && !statuses.contains(201); attempt++) {
+            statuses.add(api.post("alice", "/api/applications", DRAFT, null).status());
+        }
+        assertThat(statuses).isSubsetOf(503, 201).endsWith(201);
+    }
+
+    private void awaitAllGone(String pids) throws InterruptedException {
+        for (int poll = 0; poll < 100; poll++) {
+            if (db.business().queryForObject("select count(*) from pg_stat_activity where pid in (" + pids + ")", Integer.class) == 0) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("backends " + pids + " still there");
     }
 
     private static void assertBusy(Api.Response busy) {
