@@ -62,10 +62,13 @@ final class AtomikosTransactionIntegration implements TransactionIntegration {
         } catch (Exception e) {
             throw new SQLException("Could not enlist " + resourceName + " in the transaction", e);
         }
-        connection.transactionCheckCallback(() -> {
-            Transaction now = current();
-            return now != null && status(now) == Status.STATUS_ACTIVE;
-        });
+        connection.transactionCheckCallback(AtomikosTransactionIntegration::transactionActive);
+    }
+
+    /** Agroal's check, when a connection is used, that the transaction it was enlisted in still runs. */
+    private static boolean transactionActive() throws SQLException {
+        Transaction now = current();
+        return now != null && status(now) == Status.STATUS_ACTIVE;
     }
 
     @Override

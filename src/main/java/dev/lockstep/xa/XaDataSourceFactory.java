@@ -90,7 +90,7 @@ public class XaDataSourceFactory {
                         .transactionIntegration(new AtomikosTransactionIntegration(uniqueResourceName))
                         .connectionFactoryConfiguration(factory -> likeTheDriver(factory, driver, settings)));
         try {
-            return new XaPool(uniqueResourceName, AgroalDataSource.from(configuration),
+            return new XaPool(AgroalDataSource.from(configuration),
                     new RecoverableDatabase(uniqueResourceName, new TimedXaDataSource(driver, uniqueResourceName)));
         } catch (SQLException e) {
             throw new IllegalStateException("cannot open the XA pool of " + uniqueResourceName, e);

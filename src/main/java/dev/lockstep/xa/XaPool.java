@@ -25,19 +25,18 @@ public final class XaPool implements DataSource, AutoCloseable {
     /** Agroal's message when no connection came free within the acquisition timeout (it has no exception type of its own). */
     private static final String AGROAL_ACQUISITION_TIMEOUT = "Sorry, acquisition timeout!";
 
-    private final String uniqueResourceName;
     private final AgroalDataSource pool;
     private final RecoverableDatabase recovery;
 
-    XaPool(String uniqueResourceName, AgroalDataSource pool, RecoverableDatabase recovery) {
-        this.uniqueResourceName = uniqueResourceName;
+    XaPool(AgroalDataSource pool, RecoverableDatabase recovery) {
         this.pool = pool;
         this.recovery = recovery;
         Configuration.addResource(recovery);
     }
 
+    /** The Atomikos resource name of this database, the one its recovery is registered under. */
     public String uniqueResourceName() {
-        return uniqueResourceName;
+        return recovery.getName();
     }
 
     /** The most connections the pool opens. */
@@ -66,7 +65,7 @@ public final class XaPool implements DataSource, AutoCloseable {
             return pool.getConnection();
         } catch (SQLException e) {
             if (AGROAL_ACQUISITION_TIMEOUT.equals(e.getMessage())) {
-                throw new SQLTransientConnectionException("no connection of " + uniqueResourceName + " came free within "
+                throw new SQLTransientConnectionException("no connection of " + uniqueResourceName() + " came free within "
                         + BORROW_TIMEOUT.toSeconds() + " s (pool of " + maxSize() + ")", null, e);
             }
             throw e;
@@ -119,7 +118,7 @@ public final class XaPool implements DataSource, AutoCloseable {
     /** Unregisters the database from Atomikos's recovery, closes recovery's connection, then the pool. */
     @Override
     public void close() throws ResourceException {
-        Configuration.removeResource(uniqueResourceName);
+        Configuration.removeResource(uniqueResourceName());
         try {
             recovery.close();
         } finally {
@@ -129,6 +128,6 @@ public final class XaPool implements DataSource, AutoCloseable {
 
     @Override
     public String toString() {
-        return "XA pool " + uniqueResourceName;
+        return "XA pool " + uniqueResourceName();
     }
 }
