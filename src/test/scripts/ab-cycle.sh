@@ -19,7 +19,8 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 HZ=$(getconf CLK_TCK)
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("",0)); print(s.getsockname()[1]); s.close()'; }
+# shellcheck source=service.sh
+source "$(dirname "$0")/service.sh"
 
 declare -A PID PORT
 LABELS=()
@@ -40,7 +41,7 @@ for spec in "$@"; do
     LABELS+=("$label")
 done
 for label in "${LABELS[@]}"; do
-    for _ in $(seq 600); do curl -s -o /dev/null "http://localhost:${PORT[$label]}/actuator/health" && break; sleep 1; done
+    await_health "${PORT[$label]}"
 done
 for label in "${LABELS[@]}"; do
     python3 "$CLIENT" "${PORT[$label]}" "$WARM" > /dev/null & other=$!

@@ -29,7 +29,8 @@ cat > "$OUT/forces.jfc" <<'JFC'
 </configuration>
 JFC
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("",0)); print(s.getsockname()[1]); s.close()'; }
+# shellcheck source=service.sh
+source "$(dirname "$0")/service.sh"
 
 # one request; prints its wall time in ms
 timed() { curl -s -o /dev/null -w '%{time_total}\n' "$@" | awk '{printf "%.3f\n", $1 * 1000}'; }
@@ -105,10 +106,7 @@ for target in "$@"; do
         --lockstep.embedded.workflow-port=0 --lockstep.tm.unique-name=lockstep-forces.tm --logging.level.root=WARN \
         --lockstep.reconciliation.enabled=false > "$OUT/$label-service.log" 2>&1 &
     PID=$!
-    for _ in $(seq 600); do
-        curl -s -o /dev/null "$BASE/actuator/health" && break
-        sleep 1
-    done
+    await_health "$port"
     APP=$(curl -s -u alice:lockstep -H 'Content-Type: application/json' -X POST "$BASE/api/applications" \
         -d '{"title":"read me","assetId":42,"amount":100,"riskLevel":"LOW","sensitive":false}' | sed 's/.*"id":\([0-9]*\).*/\1/')
     DRAFTS=()

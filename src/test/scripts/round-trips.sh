@@ -4,7 +4,7 @@
 # fixed ports, warms it with the approval-cycle client, then runs the client for WINDOW seconds under
 # `strace -f -yy -e trace=read,recvfrom` and counts the successful socket reads from each PostgreSQL server, by
 # server and by kind of thread (the thread's name without its number). A read is one response, or part of a long one:
-# read the figures as round trips to within a few per cent. strace slows the service several times over, so the
+# read the figures as round trips, give or take a few per cycle. strace slows the service several times over, so the
 # cycles and latencies of this window mean nothing; only the counts per cycle do.
 #
 #   src/test/scripts/round-trips.sh <jar>        env: WINDOW (10 s), WARM (20 s), OUT (target/round-trips)
@@ -19,7 +19,8 @@ command -v strace > /dev/null || { echo "round-trips.sh needs strace" >&2; exit 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("",0)); print(s.getsockname()[1]); s.close()'; }
+# shellcheck source=service.sh
+source "$(dirname "$0")/service.sh"
 
 PIDS=()
 trap 'kill "${PIDS[@]}" 2>/dev/null || true' EXIT
@@ -32,7 +33,7 @@ for mode in embedded single; do
         --lockstep.embedded.single-port="$single" --lockstep.tm.unique-name="rt-$mode.tm" --logging.level.root=WARN \
         --lockstep.reconciliation.enabled=false --lockstep.publish.enabled=false > "$OUT/$mode-service.log" 2>&1 &
     pid=$!; PIDS+=("$pid")
-    for _ in $(seq 600); do curl -s -o /dev/null "http://localhost:$port/actuator/health" && break; sleep 1; done
+    await_health "$port"
     python3 "$CLIENT" "$port" "$WARM" > /dev/null
 
     timeout $((WINDOW + 3)) strace -f -yy -e trace=read,recvfrom -p "$pid" -o "$OUT/$mode.trace" 2> /dev/null &
