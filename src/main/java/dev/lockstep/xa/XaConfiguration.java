@@ -8,6 +8,7 @@ import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.platform.LockstepProperties;
+import jakarta.persistence.EntityManagerFactory;
 import java.util.List;
 import javax.sql.DataSource;
 import org.hibernate.cfg.AvailableSettings;
@@ -109,6 +110,12 @@ public class XaConfiguration {
     HibernatePropertiesCustomizer holdTheConnectionUntilTheTransactionCompletes() {
         return settings -> settings.put(AvailableSettings.CONNECTION_HANDLING,
                 PhysicalConnectionHandlingMode.DELAYED_ACQUISITION_AND_RELEASE_BEFORE_TRANSACTION_COMPLETION);
+    }
+
+    /** The XA wiring the chaos suite proves needs Hibernate inside the JTA transaction: checked, not assumed. */
+    @Bean
+    HibernateJoinsJta hibernateJoinsJta(EntityManagerFactory entityManagerFactory, UserTransactionManager atomikos) {
+        return new HibernateJoinsJta(entityManagerFactory, atomikos);
     }
 
     @Bean(destroyMethod = "close")
