@@ -4,8 +4,9 @@ import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCusto
 import org.springframework.stereotype.Component;
 
 /**
- * Names the Hibernate dialect from the configured vendor: Hibernate is told not to read JDBC
- * metadata at boot, because the strict XA pool refuses connections outside a JTA transaction.
+ * Names the business database's product from the configured vendor, so Hibernate picks its dialect without reading
+ * JDBC metadata at boot (the strict XA pool refuses connections outside a JTA transaction). Naming a built-in dialect
+ * class ({@code hibernate.dialect}) instead is deprecated since Hibernate 7 (HHH90000025).
  */
 @Component
 class BusinessJpaDialect implements HibernatePropertiesCustomizer {
@@ -18,9 +19,9 @@ class BusinessJpaDialect implements HibernatePropertiesCustomizer {
 
     @Override
     public void customize(java.util.Map<String, Object> properties) {
-        properties.put("hibernate.dialect", switch (endpoints.business().vendor()) {
-            case POSTGRESQL -> "org.hibernate.dialect.PostgreSQLDialect";
-            case ORACLE -> "org.hibernate.dialect.OracleDialect";
+        properties.put("jakarta.persistence.database-product-name", switch (endpoints.business().vendor()) {
+            case POSTGRESQL -> "PostgreSQL";
+            case ORACLE -> "Oracle";
         });
     }
 }
