@@ -49,6 +49,12 @@ public class TaskProjectionRefresh {
         }
     }
 
+    /** Re-projects one task of the application {@code businessKey} from the engine, leaving every other row as it is. */
+    public void refreshTask(String businessKey, String taskId) {
+        HistoricTaskInstance task = history.createHistoricTaskInstanceQuery().taskId(taskId).singleResult();
+        projection.save(project(task, openTasks(tasks.createTaskQuery().taskId(taskId).list())), businessKey);
+    }
+
     /** The open tasks by id, for {@link #project}. */
     static Map<String, Task> openTasks(List<Task> open) {
         return open.stream().collect(Collectors.toMap(Task::getId, Function.identity()));
