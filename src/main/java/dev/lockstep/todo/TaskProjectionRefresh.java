@@ -10,15 +10,18 @@ import org.activiti.engine.HistoryService;
 import org.activiti.engine.TaskService;
 import org.activiti.engine.history.HistoricTaskInstance;
 import org.activiti.engine.task.Task;
-import org.springframework.stereotype.Component;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Writes the projection rows of one run's tasks from what the engine holds for them now, whatever
  * events the engine fired on the way: called at the end of every task command, in its transaction. An
  * event listener alone misses changes that fire no event (a resolve back to an owner who is already the
  * assignee changes only the delegation state, and the engine fires no assignment event for it).
+ * Joins the caller's XA transaction (a caller without one, a test setting up a state, gets its own).
  */
-@Component
+@Service
+@Transactional(rollbackFor = Exception.class)
 public class TaskProjectionRefresh {
 
     private final TaskProjection projection;
