@@ -5,6 +5,7 @@ import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.publish.Outbox;
 import dev.lockstep.security.Caller;
+import dev.lockstep.todo.TaskProjectionRefresh;
 import dev.lockstep.web.ApiException;
 import dev.lockstep.workflow.ActionFence;
 import dev.lockstep.workflow.ApprovalProcess.OpenTask;
@@ -40,11 +41,12 @@ public class RunningApplications {
     private final Outbox outbox;
     private final SeparationOfDuties separation;
     private final HistoryArchive archive;
+    private final TaskProjectionRefresh projection;
     private final Clock clock;
 
     RunningApplications(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
             ApprovalProcess process, ActionFence fence, ApplicationWaiters waiters, TaskSummaries summaries, Outbox outbox,
-            SeparationOfDuties separation, HistoryArchive archive, Clock clock) {
+            SeparationOfDuties separation, HistoryArchive archive, TaskProjectionRefresh projection, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.process = process;
@@ -54,6 +56,7 @@ public class RunningApplications {
         this.outbox = outbox;
         this.separation = separation;
         this.archive = archive;
+        this.projection = projection;
         this.clock = clock;
     }
 
@@ -173,9 +176,21 @@ public class RunningApplications {
         }
     }
 
-    /** After an action that leaves the process running: the application's summary of its open tasks. */
-    public void refreshSummary(long applicationId, String processInstanceId, Instant now) {
+    /**
+     * After an action that leaves the process running: the todo projection rows of the run's tasks and the
+     * application's summary of its open tasks, both from what the engine holds now.
+     */
+    public void refreshTaskViews(long applicationId, String processInstanceId, Instant now) {
+        reproject(applicationId, processInstanceId);
         applications.updateTaskSummary(applicationId, summaryOf(processInstanceId), now);
+    }
+
+    /**
+     * At the end of every task command: the projection rows of the run's tasks (open ones, and those the command
+     * ended) written from the engine's state, whatever events the engine fired ({@link TaskProjectionRefresh}).
+     */
+    public void reproject(long applicationId, String processInstanceId) {
+        projection.refresh(Long.toString(applicationId), processInstanceId);
     }
 
     /** The display summary of the run's open tasks. */
@@ -184,13 +199,14 @@ public class RunningApplications {
     }
 
     /**
-     * After an action that may have ended the process: the summary if it still runs, else the
-     * application takes the process's explicit outcome.
+     * After an action that may have ended the process: the task views if it still runs, else the
+     * projection rows it ended and the application takes the process's explicit outcome.
      */
     public ApplicationView settle(Application application, String processInstanceId, Instant now) {
         if (process.isRunning(processInstanceId)) {
-            refreshSummary(application.getId(), processInstanceId, now);
+            refreshTaskViews(application.getId(), processInstanceId, now);
         } else {
+            reproject(application.getId(), processInstanceId);
             closeWithOutcome(application, processInstanceId, now);
         }
         return view(application.getId());

@@ -77,7 +77,7 @@ public class DeadlineFirings {
         List<OpenTask> tasks = tasksOf(firing);
         Instant now = clock.instant();
         tasks.forEach(task -> management.executeCommand(new EscalateCmd(task.id(), group, projector)));
-        running.refreshSummary(application.getId(), firing.processInstanceId(), now);
+        running.refreshTaskViews(application.getId(), firing.processInstanceId(), now);
         trail.deadline(application, Kind.ESCALATED, firing.stepName() + " is overdue: escalated to " + group, tasks, now);
         notify(application, firing, Kind.ESCALATED, tasks, List.of(group), List.of(), now);
     }

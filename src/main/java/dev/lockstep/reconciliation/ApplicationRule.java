@@ -4,10 +4,8 @@ import static dev.lockstep.reconciliation.Classification.INCIDENT;
 import static dev.lockstep.reconciliation.Classification.REPAIRABLE;
 
 import dev.lockstep.reconciliation.Evidence.Instance;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -112,19 +110,28 @@ public enum ApplicationRule implements ReconciliationRule {
                 + " holds action " + run.actionSeq() + ": an action committed in one database only");
     }),
 
-    /** The todo projection must list exactly the engine's open tasks, with their assignees. */
+    /**
+     * The todo projection must list exactly the engine's open tasks, each at its step; who holds them is
+     * {@link #TASK_HOLDER_DRIFT}'s.
+     */
     PROJECTION_DRIFT(evidence -> {
-        Set<Evidence.Task> engine = new HashSet<>(evidence.openTasks());
-        Set<Evidence.Task> projected = new HashSet<>(evidence.projectedOpenTasks());
-        if (engine.equals(projected)) {
-            return null;
-        }
-        Set<Evidence.Task> missing = new HashSet<>(engine);
-        missing.removeAll(projected);
-        Set<Evidence.Task> extra = new HashSet<>(projected);
-        extra.removeAll(engine);
-        return repairable("task_projection differs from the engine's open tasks: missing or stale "
-                + missing + ", not open in the engine " + extra, evidence.processInstanceId(), evidence.processDefinitionId());
+        List<Evidence.Task> missing = unmatched(evidence.openTasks(), evidence.projectedOpenTasks());
+        List<Evidence.Task> extra = unmatched(evidence.projectedOpenTasks(), evidence.openTasks());
+        return missing.isEmpty() && extra.isEmpty() ? null
+                : repairable("task_projection differs from the engine's open tasks: missing or at another step " + missing
+                        + ", not open in the engine " + extra, evidence.processInstanceId(), evidence.processDefinitionId());
+    }),
+
+    /**
+     * An open task the projection lists with other hands than the engine gives it (assignee, owner or delegation
+     * state): those tasks' rows are written again from the engine, each alone, never the whole projection.
+     */
+    TASK_HOLDER_DRIFT(evidence -> {
+        List<Evidence.Task> drifted = heldOtherwise(evidence);
+        return drifted.isEmpty() ? null
+                : repairable("task_projection rows hold open tasks otherwise than the engine " + drifted + ", engine "
+                        + evidence.openTasks().stream().filter(task -> drifted.stream().anyMatch(task::sameTask)).toList(),
+                        evidence.processInstanceId(), evidence.processDefinitionId());
     }),
 
     /** A command record commits together with its result: one still PROCESSING past the SLA was never finished. */
@@ -132,6 +139,18 @@ public enum ApplicationRule implements ReconciliationRule {
             : incident(evidence, "workflow_command still PROCESSING beyond the SLA: " + evidence.stuckCommands()));
 
     private final Function<Evidence, Verdict> check;
+
+    /** The projection rows of tasks the engine has open at the same step, but with other hands: what {@link #TASK_HOLDER_DRIFT} repairs. */
+    static List<Evidence.Task> heldOtherwise(Evidence evidence) {
+        return evidence.projectedOpenTasks().stream()
+                .filter(row -> evidence.openTasks().stream().anyMatch(task -> task.sameTask(row) && !task.equals(row)))
+                .toList();
+    }
+
+    /** The tasks of {@code tasks} that {@code others} has not at the same step. */
+    private static List<Evidence.Task> unmatched(List<Evidence.Task> tasks, List<Evidence.Task> others) {
+        return tasks.stream().filter(task -> others.stream().noneMatch(task::sameTask)).toList();
+    }
 
     ApplicationRule(Function<Evidence, Verdict> check) {
         this.check = check;

@@ -54,7 +54,15 @@ public record Evidence(long applicationId, String approvalStatus, String process
     public record EndedInstance(String id, String definitionId, Instant endedAt, String deleteReason, String outcome) {
     }
 
-    public record Task(String id, String processInstanceId, String taskDefinitionKey, String assignee) {
+    /** An open task: which one and at which step, and its hands (assignee, owner, delegation state). */
+    public record Task(String id, String processInstanceId, String taskDefinitionKey, String assignee, String owner,
+            String delegationState) {
+
+        /** The same task at the same step, whoever holds it. */
+        boolean sameTask(Task other) {
+            return id.equals(other.id) && processInstanceId.equals(other.processInstanceId)
+                    && taskDefinitionKey.equals(other.taskDefinitionKey);
+        }
     }
 
     /** An executable, timer, suspended or dead-letter job of a running instance. */

@@ -250,10 +250,10 @@ class EvidenceReader {
                 rs.getTimestamp(4).toInstant())), arguments(Application.BUSINESS_TYPE, keys,
                 Timestamp.from(clock.instant().minus(settings.commandSla())))));
         Map<String, List<Task>> projected = byKey(business.query("""
-                select application_id, task_id, process_instance_id, task_definition_key, assignee from task_projection
-                 where application_id in (%s) and state = 'OPEN' order by task_id
+                select application_id, task_id, process_instance_id, task_definition_key, assignee, owner, delegation_state
+                  from task_projection where application_id in (%s) and state = 'OPEN' order by task_id
                 """.formatted(in), (rs, n) -> Map.entry(rs.getString(1), new Task(rs.getString(2), rs.getString(3), rs.getString(4),
-                rs.getString(5))), numbers));
+                rs.getString(5), rs.getString(6), rs.getString(7))), numbers));
         // an archived run has ended too: its history moved to the business database, it is not missing
         Map<String, List<EndedInstance>> archived = byKey(business.query("""
                 select business_key, process_instance_id, process_definition_id, end_time, delete_reason, outcome from archived_process
@@ -308,7 +308,8 @@ class EvidenceReader {
     }
 
     private static Task task(org.activiti.engine.task.Task task) {
-        return new Task(task.getId(), task.getProcessInstanceId(), task.getTaskDefinitionKey(), task.getAssignee());
+        return new Task(task.getId(), task.getProcessInstanceId(), task.getTaskDefinitionKey(), task.getAssignee(), task.getOwner(),
+                task.getDelegationState() == null ? null : task.getDelegationState().name());
     }
 
     private static EndedInstance ended(HistoricProcessInstance instance, String outcome) {

@@ -15,6 +15,7 @@ import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.recovery.AuditTrail;
 import dev.lockstep.todo.TaskProjectionRebuild;
+import dev.lockstep.todo.TaskProjectionRefresh;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.persistence.EntityManager;
 import java.time.Clock;
@@ -118,8 +119,8 @@ class ReconciliationConfiguration {
     @Bean
     SafeRepairs safeRepairs(ReconciliationTransaction transaction, EvidenceReader reader, ApplicationRepository applications,
             BusinessProcessBindingRepository bindings, RunningApplications running, TaskProjectionRebuild projection,
-            JsonMapper json) {
-        return new SafeRepairs(transaction, reader, applications, bindings, running, projection, json, CLOCK);
+            TaskProjectionRefresh projectedTasks, JsonMapper json) {
+        return new SafeRepairs(transaction, reader, applications, bindings, running, projection, projectedTasks, json, CLOCK);
     }
 
     @Bean

@@ -7,8 +7,10 @@ import dev.lockstep.approval.BusinessProcessBindingRepository;
 import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.reconciliation.Evidence.Instance;
 import dev.lockstep.todo.TaskProjectionRebuild;
+import dev.lockstep.todo.TaskProjectionRefresh;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.json.JsonMapper;
@@ -17,14 +19,16 @@ import tools.jackson.databind.json.JsonMapper;
  * The repairs inside seed 000 section 30's boundary, each one XA transaction: the application's row lock
  * first, then the evidence read again under it; only if the run facts are still those the difference was
  * found on and the rule still calls it repairable does the repair write, through the project's own code
- * (binding and application repositories, {@link RunningApplications#settle}, {@link TaskProjectionRebuild}).
+ * (binding and application repositories, {@link RunningApplications#settle}, {@link TaskProjectionRebuild},
+ * {@link TaskProjectionRefresh} for single tasks).
  * Before/after go to reconciliation_repair and an entry to the audit trail, in the same transaction.
  */
 class SafeRepairs {
 
     static final Set<String> RULES = Set.of(ApplicationRule.SUBMITTING_WITH_INSTANCE.id(),
             ApplicationRule.INSTANCE_WITHOUT_BINDING.id(), ApplicationRule.APPROVING_PROCESS_ENDED.id(),
-            ApplicationRule.PROJECTION_DRIFT.id(), PublicationRule.OUTBOX_STUCK.id(), PublicationRule.PUBLISHED_NOT_IN_CATALOG.id());
+            ApplicationRule.PROJECTION_DRIFT.id(), ApplicationRule.TASK_HOLDER_DRIFT.id(), PublicationRule.OUTBOX_STUCK.id(),
+            PublicationRule.PUBLISHED_NOT_IN_CATALOG.id());
 
     enum Outcome { APPLIED, EVIDENCE_CHANGED }
 
@@ -34,18 +38,20 @@ class SafeRepairs {
     private final BusinessProcessBindingRepository bindings;
     private final RunningApplications running;
     private final TaskProjectionRebuild projection;
+    private final TaskProjectionRefresh projectedTasks;
     private final JsonMapper json;
     private final Clock clock;
 
     SafeRepairs(ReconciliationTransaction transaction, EvidenceReader reader, ApplicationRepository applications,
             BusinessProcessBindingRepository bindings, RunningApplications running, TaskProjectionRebuild projection,
-            JsonMapper json, Clock clock) {
+            TaskProjectionRefresh projectedTasks, JsonMapper json, Clock clock) {
         this.transaction = transaction;
         this.reader = reader;
         this.applications = applications;
         this.bindings = bindings;
         this.running = running;
         this.projection = projection;
+        this.projectedTasks = projectedTasks;
         this.json = json;
         this.clock = clock;
     }
@@ -129,6 +135,11 @@ class SafeRepairs {
             case PROJECTION_DRIFT -> {
                 int rows = projection.rebuild();
                 return "TaskProjectionRebuild.rebuild: " + rows + " rows regenerated from the engine";
+            }
+            case TASK_HOLDER_DRIFT -> {
+                List<String> tasks = ApplicationRule.heldOtherwise(evidence).stream().map(Evidence.Task::id).toList();
+                tasks.forEach(task -> projectedTasks.refreshTask(Long.toString(applicationId), task));
+                return "TaskProjectionRefresh.refreshTask: the rows of " + tasks + " written again from the engine";
             }
             default -> throw new IllegalArgumentException("rule " + finding.ruleId() + " has no safe repair");
         }

@@ -11,16 +11,19 @@ import org.activiti.engine.impl.persistence.entity.TaskEntity;
 import org.springframework.stereotype.Component;
 
 /**
- * Keeps task_projection in step with the engine from inside each engine command. Created and
- * assigned (claim, delegate, resolve, transfer) re-project the live task; every way a task ends
- * (completion, process cancellation, terminate end event, multi-instance siblings closed) goes
- * through the engine's task deletion, which has just recorded the end in history.
+ * Projects a task where the engine creates or ends it, from inside that engine command; both events
+ * are complete. The engine fires TASK_CREATED for every user task once its assignee and candidate
+ * groups are set, and every way a task ends (completion, process cancellation, terminate end event,
+ * multi-instance siblings closed) goes through the engine's task deletion, which has just recorded
+ * the end in history. Changes to an open task's hands (claim, delegate, resolve, transfer) are not
+ * taken from events: TASK_ASSIGNED fires only when the assignee changes, not for a delegation state
+ * or owner change alone, so every task command ends with {@link TaskProjectionRefresh} instead.
  */
 @Component
 public class TaskProjectionListener implements ActivitiEventListener {
 
     public static final List<ActivitiEventType> EVENTS =
-            List.of(ActivitiEventType.TASK_CREATED, ActivitiEventType.TASK_ASSIGNED, ActivitiEventType.ENTITY_DELETED);
+            List.of(ActivitiEventType.TASK_CREATED, ActivitiEventType.ENTITY_DELETED);
 
     private final TaskProjection projection;
 

@@ -2,7 +2,6 @@ package dev.lockstep.todo;
 
 import dev.lockstep.archive.HistoryArchive;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.activiti.engine.HistoryService;
 import org.activiti.engine.TaskService;
@@ -14,7 +13,7 @@ import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Regenerates task_projection from the engine: open tasks from the runtime, ended ones from
- * history, through the same {@link ProjectedTask} mapping the listener uses, and those of archived
+ * history, through the same mapping as the end-of-command {@link TaskProjectionRefresh}, and those of archived
  * processes from the history archive. One XA transaction.
  */
 @Service
@@ -24,12 +23,15 @@ public class TaskProjectionRebuild {
     private final TaskProjection projection;
     private final HistoryService history;
     private final TaskService tasks;
+    private final TaskProjectionRefresh refresh;
     private final HistoryArchive archive;
 
-    public TaskProjectionRebuild(TaskProjection projection, HistoryService history, TaskService tasks, HistoryArchive archive) {
+    public TaskProjectionRebuild(TaskProjection projection, HistoryService history, TaskService tasks,
+            TaskProjectionRefresh refresh, HistoryArchive archive) {
         this.projection = projection;
         this.history = history;
         this.tasks = tasks;
+        this.refresh = refresh;
         this.archive = archive;
     }
 
@@ -44,16 +46,13 @@ public class TaskProjectionRebuild {
         archive.lockControl();
         Map<String, String> businessKeys = history.createHistoricProcessInstanceQuery().list().stream()
                 .collect(Collectors.toMap(HistoricProcessInstance::getId, HistoricProcessInstance::getBusinessKey));
-        Map<String, Task> open = tasks.createTaskQuery().list().stream()
-                .collect(Collectors.toMap(Task::getId, Function.identity()));
+        Map<String, Task> open = TaskProjectionRefresh.openTasks(tasks.createTaskQuery().list());
         int rows = 0;
         for (HistoricTaskInstance task : history.createHistoricTaskInstanceQuery().list()) {
             if (task.getProcessInstanceId() == null) {
                 continue;
             }
-            ProjectedTask row = task.getEndTime() != null ? ProjectedTask.ended(task)
-                    : ProjectedTask.open(open.get(task.getId()), tasks.getIdentityLinksForTask(task.getId()), task);
-            projection.save(row, businessKeys.get(task.getProcessInstanceId()));
+            projection.save(refresh.project(task, open), businessKeys.get(task.getProcessInstanceId()));
             rows++;
         }
         for (HistoryArchive.ArchivedTask archived : archive.tasks()) {

@@ -121,9 +121,12 @@ public class ApprovalProcess {
         management.executeCommand(new AddSignerCmd(processInstanceId, userId));
     }
 
-    /** 减签 of an outstanding signer; may decide the step by the policy and so end the process. */
-    public void removeSigner(String processInstanceId, String userId, String reason) {
-        management.executeCommand(new RemoveSignerCmd(processInstanceId, userId, reason, countersignRule));
+    /**
+     * 减签 of the signer who holds the open countersign task {@code taskId} (its original signer, if it was
+     * transferred, leaves the signer list); may decide the step by the policy and so end the process.
+     */
+    public void removeSigner(String processInstanceId, String taskId, String reason) {
+        management.executeCommand(new RemoveSignerCmd(processInstanceId, taskId, reason, countersignRule));
     }
 
     /** The earlier steps the open task may be returned to; empty where the process shape offers none. */
@@ -204,6 +207,14 @@ public class ApprovalProcess {
 
         public boolean isCandidate(Collection<String> groups) {
             return candidateGroups.stream().anyMatch(groups::contains);
+        }
+
+        /**
+         * Who holds the task now and answers for it: its owner while it is delegated (the delegate only works on it and
+         * hands it back), else its assignee — after a transfer, the person it was transferred to.
+         */
+        public String holder() {
+            return delegated ? owner : assignee;
         }
     }
 }

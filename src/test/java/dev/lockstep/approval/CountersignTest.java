@@ -146,6 +146,37 @@ class CountersignTest extends UseCaseIntegrationTest {
         assertProjectionEqualsRebuild(api, db);
     }
 
+    /**
+     * Issue 38: after a transfer the person who holds the task is the signer, for the check and the engine command
+     * alike: removing them takes that task off (the original signer leaves the signer list), removing the original
+     * signer is a 409, and neither is ever a 500.
+     */
+    @Test
+    void aTransferredSignerTaskIsRemovedAsItsHoldersNotItsOriginalSigners() {
+        long id = createCountersign("\"ALL\"", null);
+        String processInstanceId = submit(api, id);
+        String bobs = signerTasks(processInstanceId).get("bob");
+        Api.Response transferred = api.post("bob", "/api/tasks/" + bobs + "/transfer", "{\"userId\":\"frank\"}", ApiFlows.key());
+        assertThat(transferred.status()).as(transferred.toString()).isEqualTo(200);
+
+        Api.Response originalSigner = removeSigner("erin", id, "bob");
+        assertThat(originalSigner.status()).as(originalSigner.toString()).isEqualTo(409);
+        assertThat(originalSigner.json().get("code").asString()).isEqualTo("NOT_AN_OUTSTANDING_SIGNER");
+        Api.Response holder = removeSigner("erin", id, "frank");
+        assertThat(holder.status()).as(holder.toString()).isEqualTo(200);
+
+        assertThat(signerTasks(processInstanceId)).containsOnlyKeys("carol", "dave");
+        assertThat(loopVariable(processInstanceId, "nrOfInstances")).isEqualTo("2");
+        assertThat(row(db, bobs)).containsEntry("state", "CANCELED").containsEntry("assignee", "frank");
+        assertThat(db.business().queryForMap("select from_user, to_user from task_handover where task_id = ? and kind = 'REMOVE_SIGNER'",
+                bobs)).containsEntry("from_user", "frank").containsEntry("to_user", null);
+        assertThat(complete(api, "carol", signerTasks(processInstanceId).get("carol"), "APPROVE").status()).isEqualTo(200);
+        assertThat(complete(api, "dave", signerTasks(processInstanceId).get("dave"), "APPROVE").status()).isEqualTo(200);
+        assertThat(status(id)).as("ALL over the two signers left").isEqualTo("APPROVED");
+        assertNoExecutionsLeft(processInstanceId);
+        assertProjectionEqualsRebuild(api, db);
+    }
+
     @Test
     void aFailedAddSignerLeavesEngineRecordsAndProjectionUntouched() {
         long id = createCountersign("\"ALL\"", null);

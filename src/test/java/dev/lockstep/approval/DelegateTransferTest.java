@@ -61,6 +61,35 @@ class DelegateTransferTest extends UseCaseIntegrationTest {
         assertProjectionEqualsRebuild(api, db);
     }
 
+    /**
+     * Issue 38: a resolve back to an owner who is already the assignee changes only the delegation state and
+     * fires no assignment event; the projection, the resolve's answer and the todo list still follow the engine.
+     */
+    @Test
+    void aResolveToAnOwnerWhoIsAlreadyTheAssigneeLeavesTheProjectionEqualToTheEngine() {
+        String task = openTaskId(db, submit(api, createDraft(api, "LOW", false)), "managerApproval");
+        assertThat(api.post("bob", "/api/tasks/" + task + "/claim", null).status()).isEqualTo(200);
+        handOver("bob", task, "delegate", "carol");
+        handOver("carol", task, "resolve", null);
+        handOver("bob", task, "transfer", "dave");
+        handOver("dave", task, "delegate", "bob");
+        assertThat(engineTask(task)).containsEntry("assignee_", "bob").containsEntry("owner_", "bob")
+                .containsEntry("delegation_", "PENDING");
+
+        Api.Response resolved = handOver("bob", task, "resolve", null);
+
+        assertThat(engineTask(task)).containsEntry("assignee_", "bob").containsEntry("owner_", "bob")
+                .containsEntry("delegation_", "RESOLVED");
+        assertThat(row(db, task)).containsEntry("assignee", "bob").containsEntry("owner", "bob")
+                .containsEntry("delegation_state", "RESOLVED");
+        assertThat(resolved.json().get("delegationState").asString()).isEqualTo("RESOLVED");
+        assertThat(api.get("bob", "/api/tasks?size=100").json().get("items").valueStream()
+                .filter(item -> item.get("id").asString().equals(task))
+                .map(item -> item.get("delegationState").asString())).containsExactly("RESOLVED");
+        assertThat(complete(api, "bob", task, "APPROVE").status()).isEqualTo(200);
+        assertProjectionEqualsRebuild(api, db);
+    }
+
     @Test
     void transferredTaskChangesHandsAndOnlyItsHolderOrAnAdminMayTransferIt() {
         String processInstanceId = submit(api, createDraft(api, "LOW", false));
@@ -137,6 +166,14 @@ class DelegateTransferTest extends UseCaseIntegrationTest {
         assertThat(allRows(db)).isEqualTo(projection);
         assertThat(handovers(task)).isEmpty();
         assertThat(db.preparedTransactions()).isEmpty();
+    }
+
+    /** delegate / transfer to {@code to}, or resolve ({@code to} null), as {@code user}; must succeed. */
+    private Api.Response handOver(String user, String taskId, String action, String to) {
+        Api.Response response = api.post(user, "/api/tasks/" + taskId + "/" + action,
+                to == null ? "{}" : "{\"userId\":\"" + to + "\"}", key());
+        assertThat(response.status()).as(user + " " + action + ": " + response).isEqualTo(200);
+        return response;
     }
 
     private Map<String, Object> engineTask(String taskId) {

@@ -138,7 +138,7 @@ class ReconciliationPagesTest extends UseCaseIntegrationTest {
         assertThat(repairRules(ids.get(4))).containsExactly("INSTANCE_WITHOUT_BINDING");
         assertThat(db.business().queryForObject("select count(*) from business_process_binding where process_instance_id = ?",
                 Integer.class, unbound)).isEqualTo(1);
-        assertThat(repairRules(ids.get(6))).containsExactly("PROJECTION_DRIFT");
+        assertThat(repairRules(ids.get(6))).containsExactly("TASK_HOLDER_DRIFT");
         assertThat(incidentRules(ids.get(8))).containsExactly("SUBMITTING_NO_INSTANCE");
         for (int consistent : List.of(0, 2, 3, 5, 7)) {
             assertThat(incidentRules(ids.get(consistent))).as("incidents of consistent application #%s", consistent).isEmpty();

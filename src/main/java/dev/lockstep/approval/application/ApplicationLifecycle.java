@@ -134,6 +134,7 @@ public class ApplicationLifecycle {
         String reason = (kind == Kind.WITHDRAWN ? "Withdrawn by " : "Terminated by ") + call.caller().id() + ": " + why;
         trail.canceled(application, kind, why, process.openTasks(application.getProcessInstanceId()), call, now);
         process.cancel(application.getProcessInstanceId(), bindingStatus.name(), reason);
+        running.reproject(application.getId(), application.getProcessInstanceId());
         bindings.end(application.getProcessInstanceId(), bindingStatus, now);
         applications.close(application.getId(), ApprovalStatus.CANCELED, PublishStatus.NOT_STARTED, reason, now);
         log.info("application {} canceled ({}): {}", application.getId(), bindingStatus, reason);

@@ -72,7 +72,7 @@ public class SignerChanges {
         if (process.signers(processInstanceId).size() == 1) {
             throw ApiException.conflict("LAST_SIGNER", "The last signer cannot be removed; terminate or withdraw instead.");
         }
-        process.removeSigner(processInstanceId, request.userId(), "Signer " + request.userId() + " removed by " + call.caller().id());
+        process.removeSigner(processInstanceId, removed.id(), "Signer " + request.userId() + " removed by " + call.caller().id());
         return signersChanged(application, removed, Kind.REMOVE_SIGNER, request.userId(), null, request.comment(), call);
     }
 
@@ -112,9 +112,14 @@ public class SignerChanges {
                 .findFirst();
     }
 
+    /**
+     * The open countersign task {@code userId} holds: a signer is whoever holds a signer task now (after a transfer, the
+     * person it went to; while delegated, its owner, not the delegate). The engine command removes exactly this task's
+     * instance, so the check here and the change there agree on who the signer is.
+     */
     private Optional<OpenTask> signerTask(String processInstanceId, String userId) {
         return process.openTasks(processInstanceId).stream()
-                .filter(task -> ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey()) && userId.equals(task.assignee()))
+                .filter(task -> ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey()) && userId.equals(task.holder()))
                 .findFirst();
     }
 }

@@ -59,7 +59,7 @@ public class TaskDecisions {
         if (held.task().assignee() == null) {
             process.claim(taskId, call.caller().id());
         }
-        running.refreshSummary(held.application().getId(), held.task().processInstanceId(), clock.instant());
+        running.refreshTaskViews(held.application().getId(), held.task().processInstanceId(), clock.instant());
         return projection.find(taskId).orElseThrow();
     }
 
@@ -127,7 +127,7 @@ public class TaskDecisions {
                 call.requestId(), now));
         log.info("{} returned application {} from {} to {} ({})", caller.id(), application.getId(), task.taskDefinitionKey(),
                 target.id(), request.mode());
-        running.refreshSummary(application.getId(), task.processInstanceId(), now);
+        running.refreshTaskViews(application.getId(), task.processInstanceId(), now);
         return running.view(application.getId());
     }
 }

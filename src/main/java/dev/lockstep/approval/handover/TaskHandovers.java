@@ -105,7 +105,7 @@ public class TaskHandovers {
                 from, to);
         handovers.saveAndFlush(TaskHandover.of(applicationId, task.processInstanceId(), task.id(), kind, from, to, comment,
                 call.caller().id(), call.requestId(), now));
-        running.refreshSummary(applicationId, task.processInstanceId(), now);
+        running.refreshTaskViews(applicationId, task.processInstanceId(), now);
         return projection.find(task.id()).orElseThrow();
     }
 }
