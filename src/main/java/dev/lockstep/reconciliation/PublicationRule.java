@@ -11,8 +11,9 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The rules of seed 000 section 29 over an application's publishing: its outbox events and, for a PUBLISHED
- * application, what the catalog said about them. The only repair is a re-queue (the catalog dedupes by event id, so
+ * The rules of seed 000 section 29 over an application's publishing: its catalog publications (outbox events of type
+ * {@code ASSET_PUBLISH_REQUESTED} only: a deadline notification is never sent to the catalog, so the catalog's 404 for
+ * it proves nothing) and, for a PUBLISHED application, what the catalog said about them. The only repair is a re-queue (the catalog dedupes by event id, so
  * sending an event again is safe); a permanent failure or a publish status no event explains is for people.
  * docs/reconciliation.md describes each rule.
  */
