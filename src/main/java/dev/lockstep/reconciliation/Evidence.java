@@ -30,9 +30,12 @@ public record Evidence(long applicationId, String approvalStatus, String process
         }
     }
 
-    /** An outbox_event row of the application that publishes its asset. */
+    /**
+     * An outbox_event row of the application that publishes its asset; {@code payloadSha256} is its payload's
+     * {@code PayloadDigest}, what the catalog must hold for the event.
+     */
     public record OutboxEvent(String eventId, String eventType, String status, int retryCount, Instant nextRetryAt,
-            Instant leaseUntil, String lastErrorCode, Instant updatedAt) {
+            Instant leaseUntil, String lastErrorCode, Instant updatedAt, String payloadSha256) {
     }
 
     /** A business_process_binding row. */

@@ -62,6 +62,20 @@ public enum PublicationRule implements ReconciliationRule {
         return absent.isEmpty() ? null
                 : new Verdict(REPAIRABLE, "the catalog has applied no event " + absent.stream().map(OutboxEvent::eventId).toList()
                         + " though the outbox marks it PUBLISHED");
+    }),
+
+    /**
+     * PUBLISHED, and the catalog holds a publication of the event made from another payload than the outbox's (the
+     * hashes differ): a forgery under a real event id, or a catalog changed behind the publisher's back. Never
+     * repaired: re-sending cannot replace what the catalog holds, and which side is right is for people to decide.
+     */
+    PUBLISHED_PAYLOAD_MISMATCH(evidence -> {
+        Publication publication = evidence.publication();
+        List<OutboxEvent> other = published(publication).stream()
+                .filter(event -> publication.catalog().get(event.eventId()) == Lookup.OTHER_PAYLOAD).toList();
+        return other.isEmpty() ? null
+                : new Verdict(INCIDENT, "the catalog holds event(s) " + other.stream().map(OutboxEvent::eventId).toList()
+                        + " with a payload hash other than the outbox's: not the publication that was approved");
     });
 
     /** {@code outbox_event.last_error_code} of an operator's give-up (publish/OutboxOperations). */

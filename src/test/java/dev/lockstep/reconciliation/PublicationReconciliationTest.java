@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.delivery.CatalogClient;
+import dev.lockstep.delivery.PayloadDigest;
 import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.publish.OutboxPublisher;
@@ -84,6 +85,32 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
         assertThat(catalog.queryForObject("select count(*) from published_asset where event_id = ?", Integer.class, eventId))
                 .as("the re-queued event reached the catalog again").isEqualTo(1);
         assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
+    }
+
+    /**
+     * The catalog holds the event, but not the payload the outbox sent (a forgery answered as a replay before issue 29,
+     * or a row changed behind the publisher's back): the hashes differ, and that is an incident, never a repair.
+     */
+    @Test
+    void aCatalogHoldingAnotherPayloadUnderTheEventIdIsAnIncident() {
+        long id = approvedApplication();
+        String eventId = eventIdOf(id);
+        publishAllDue();
+        String forged = "{\"applicationId\":1,\"assetId\":666,\"title\":\"Nobody approved this\"}";
+        catalog.update("update published_asset set asset_id = 666, title = 'Nobody approved this', payload_sha256 = ?"
+                + " where event_id = ?", PayloadDigest.sha256(forged), eventId);
+        ageApplication(db, id);
+
+        runAndWait(api, "FULL");
+
+        long incident = openIncident(db, id, "PUBLISHED_PAYLOAD_MISMATCH");
+        assertThat(db.business().queryForObject("select difference from reconciliation_incident where id = ?", String.class,
+                incident)).contains(eventId).contains("payload hash");
+        assertThat(db.business().queryForObject("select event_status from outbox_event where event_id = ?", String.class, eventId))
+                .isEqualTo("PUBLISHED");
+        assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?",
+                Integer.class, id)).isZero();
     }
 
     @Test
