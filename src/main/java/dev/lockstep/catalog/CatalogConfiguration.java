@@ -14,6 +14,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
 import org.springframework.security.config.http.SessionCreationPolicy;
@@ -70,9 +71,17 @@ public class CatalogConfiguration {
         return embedded.separateDatabase(DATABASE);
     }
 
+    /** Generated only on the embedded default inside the service; anywhere else {@code lockstep.catalog.token} is required. */
+    @Bean
+    CatalogCredential catalogCredential(CatalogProperties properties, Environment environment) {
+        boolean embeddedDefault = !environment.getProperty("lockstep.catalog.standalone", Boolean.class, false)
+                && "embedded".equalsIgnoreCase(environment.getProperty("lockstep.mode", "embedded"));
+        return CatalogCredential.of(properties.token(), embeddedDefault);
+    }
+
     /**
      * The catalog is another system that happens to share the port: the service's users and roles do
-     * not apply to it; it checks its own bearer token ({@code lockstep.catalog.token}).
+     * not apply to it; it checks its own bearer token ({@link CatalogCredential}).
      */
     @Bean
     @Order(1)

@@ -1,5 +1,6 @@
 package dev.lockstep.catalog;
 
+import dev.lockstep.delivery.PayloadDigest;
 import dev.lockstep.web.ApiException;
 import java.time.Duration;
 import java.util.List;
@@ -14,11 +15,14 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The reference catalog's HTTP API. Publishing is idempotent by {@code Idempotency-Key} (the outbox
- * event id): the first call creates the publication ({@code 201}), a repeated one answers the same
- * publication ({@code 200}, {@code Idempotent-Replayed: true}) and changes nothing.
+ * The reference catalog's HTTP API, for callers presenting the {@link CatalogCredential}. Publishing is idempotent by
+ * {@code Idempotency-Key} (the outbox event id): the first call creates the publication ({@code 201}), a repeated one
+ * with the same body answers the same publication ({@code 200}, {@code Idempotent-Replayed: true}) and changes
+ * nothing; the same key with another body is refused ({@code 422 IDEMPOTENCY_KEY_REUSED}), never answered as a replay.
  */
 @RestController
 @ConditionalOnCatalog
@@ -27,21 +31,23 @@ class CatalogController {
 
     private static final Logger log = LoggerFactory.getLogger(CatalogController.class);
 
+    private final JsonMapper json = JsonMapper.builder().build();
     private final CatalogStore store;
-    private final String token;
+    private final CatalogCredential credential;
     private final Duration answerDelay;
 
-    CatalogController(CatalogStore store, CatalogProperties properties) {
+    CatalogController(CatalogStore store, CatalogCredential credential, CatalogProperties properties) {
         this.store = store;
-        this.token = properties.token();
+        this.credential = credential;
         this.answerDelay = properties.answerDelay();
     }
 
     @PostMapping(path = "/publications", consumes = "application/json")
     ResponseEntity<Publication> publish(@RequestHeader(name = "Idempotency-Key", required = false) String eventId,
             @RequestHeader(name = "Authorization", required = false) String authorization,
-            @RequestBody PublicationRequest request) {
+            @RequestBody byte[] body) {
         authorize(authorization);
+        PublicationRequest request = read(body);
         if (eventId == null || eventId.isBlank() || eventId.length() > 64) {
             throw ApiException.badRequest("IDEMPOTENCY_KEY_REQUIRED",
                     "Send the event id as the Idempotency-Key header (1 to 64 characters).");
@@ -53,11 +59,25 @@ class CatalogController {
                 || request.title() == null || request.title().isBlank() || request.title().length() > 200) {
             throw unprocessable("A publication needs a positive assetId, an applicationId and a title of 1 to 200 characters.");
         }
-        CatalogStore.Applied applied = store.publish(eventId, request);
+        CatalogStore.Applied applied = store.publish(eventId, request, PayloadDigest.sha256(body));
         holdAnswer(eventId);
-        return applied.duplicate()
-                ? ResponseEntity.ok().header("Idempotent-Replayed", "true").body(applied.publication())
-                : ResponseEntity.status(HttpStatus.CREATED).body(applied.publication());
+        return switch (applied.outcome()) {
+            case FIRST -> ResponseEntity.status(HttpStatus.CREATED).body(applied.publication());
+            case REPLAY -> ResponseEntity.ok().header("Idempotent-Replayed", "true").body(applied.publication());
+            case OTHER_PAYLOAD -> throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "IDEMPOTENCY_KEY_REUSED",
+                    "Event " + eventId + " was published from another payload; the same Idempotency-Key with a different body"
+                            + " is refused, not replayed. Nothing was changed.");
+        };
+    }
+
+    /** The body as sent (its hash is what a replay is compared on), read as a publication request. */
+    private PublicationRequest read(byte[] body) {
+        try {
+            return json.readValue(body, PublicationRequest.class);
+        } catch (JacksonException e) {
+            throw ApiException.badRequest("MALFORMED_REQUEST", "The request body is not a JSON publication: "
+                    + e.getOriginalMessage());
+        }
     }
 
     @GetMapping("/publications/{eventId}")
@@ -99,7 +119,7 @@ class CatalogController {
     }
 
     private void authorize(String authorization) {
-        if (token != null && !token.isBlank() && !("Bearer " + token).equals(authorization)) {
+        if (!credential.admits(authorization)) {
             throw new ApiException(HttpStatus.UNAUTHORIZED, "CATALOG_UNAUTHORIZED",
                     "Send Authorization: Bearer <the catalog's lockstep.catalog.token>.");
         }

@@ -10,7 +10,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * {@code lockstep.catalog.*}: the reference asset catalog. On the embedded default it runs inside the
  * service under {@code /catalog} on a database of its own ({@code lockstep_catalog} in the embedded
  * business server); elsewhere it runs where {@code lockstep.catalog.db.url} points it.
- * {@code token}, when set, is the bearer token every caller must present. {@code answerDelay} is for
+ * {@code token} is the bearer token every caller must present ({@link CatalogCredential}: required unless the catalog
+ * runs on the embedded default, which generates one). {@code answerDelay} is for
  * fault injection only (off by default): each create is answered that long after it committed, so a
  * publisher with a shorter read timeout sees a catalog that timed out but did publish (docs/publishing.md).
  */

@@ -22,7 +22,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 class CatalogStore implements AutoCloseable {
 
-    private static final String COLUMNS = "event_id, asset_id, application_id, lifecycle_no, title, approved_at, published_at";
+    private static final String COLUMNS = "event_id, asset_id, application_id, lifecycle_no, title, approved_at, published_at,"
+            + " payload_sha256";
 
     private final HikariDataSource pool;
     private final JdbcTemplate jdbc;
@@ -42,30 +43,40 @@ class CatalogStore implements AutoCloseable {
         this.duplicates = inboxCounter(meters, "DUPLICATE");
     }
 
-    record Applied(Publication publication, boolean duplicate) {
+    /** FIRST: applied now; REPLAY: applied before from the same body; OTHER_PAYLOAD: applied before from another body. */
+    enum Outcome { FIRST, REPLAY, OTHER_PAYLOAD }
+
+    record Applied(Publication publication, Outcome outcome) {
     }
 
-    Applied publish(String eventId, PublicationRequest request) {
+    /** {@code payloadSha256}: the hash of the body {@code request} was read from ({@code PayloadDigest}). */
+    Applied publish(String eventId, PublicationRequest request, String payloadSha256) {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         try {
             Publication created = transaction.execute(status -> {
                 jdbc.update("insert into inbox_message (consumer_name, event_id, processed_at, result_code) values (?, ?, ?, ?)",
                         consumerName, eventId, Timestamp.from(now), "PUBLISHED");
                 Publication publication = new Publication(eventId, request.assetId(), request.applicationId(),
-                        request.lifecycleNo() == null ? 1 : request.lifecycleNo(), request.title(), request.approvedAt(), now);
-                jdbc.update("insert into published_asset (" + COLUMNS + ") values (?, ?, ?, ?, ?, ?, ?)",
+                        request.lifecycleNo() == null ? 1 : request.lifecycleNo(), request.title(), request.approvedAt(), now,
+                        payloadSha256);
+                jdbc.update("insert into published_asset (" + COLUMNS + ") values (?, ?, ?, ?, ?, ?, ?, ?)",
                         publication.eventId(), publication.assetId(), publication.applicationId(), publication.lifecycleNo(),
                         publication.title(), publication.approvedAt() == null ? null : Timestamp.from(publication.approvedAt()),
-                        Timestamp.from(now));
+                        Timestamp.from(now), payloadSha256);
                 return publication;
             });
             firstDeliveries.increment();
-            return new Applied(created, false);
+            return new Applied(created, Outcome.FIRST);
         } catch (DuplicateKeyException e) {
             // the event was applied before (or just now by a concurrent delivery that committed first)
+            Publication stored = byEvent(eventId).orElseThrow(() -> new IllegalStateException(
+                    "inbox holds event " + eventId + " but no publication does", e));
+            // a publication stored before its hash was kept (null) cannot be compared: answered as before
+            if (stored.payloadSha256() != null && !stored.payloadSha256().equals(payloadSha256)) {
+                return new Applied(stored, Outcome.OTHER_PAYLOAD);
+            }
             duplicates.increment();
-            return new Applied(byEvent(eventId).orElseThrow(() -> new IllegalStateException(
-                    "inbox holds event " + eventId + " but no publication does", e)), true);
+            return new Applied(stored, Outcome.REPLAY);
         }
     }
 
@@ -79,7 +90,7 @@ class CatalogStore implements AutoCloseable {
 
     private static final RowMapper<Publication> ROW = (row, n) -> new Publication(row.getString(1), row.getLong(2),
             row.getLong(3), row.getInt(4), row.getString(5),
-            row.getTimestamp(6) == null ? null : row.getTimestamp(6).toInstant(), row.getTimestamp(7).toInstant());
+            row.getTimestamp(6) == null ? null : row.getTimestamp(6).toInstant(), row.getTimestamp(7).toInstant(), row.getString(8));
 
     private static Counter inboxCounter(MeterRegistry meters, String result) {
         return Counter.builder("lockstep.catalog.inbox.messages")

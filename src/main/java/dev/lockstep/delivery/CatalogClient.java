@@ -8,6 +8,9 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.function.Supplier;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The asset catalog over HTTP, as the publisher sees it: a create keyed by the event id, and a lookup
@@ -22,6 +25,7 @@ public class CatalogClient {
     private final String token;
     private final Duration readTimeout;
     private final HttpClient http;
+    private final JsonMapper json = JsonMapper.builder().build();
     private final RemoteCallOutsideTransaction outsideTransaction;
 
     public CatalogClient(Supplier<URI> baseUrl, String token, Duration connectTimeout, Duration readTimeout,
@@ -56,19 +60,37 @@ public class CatalogClient {
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(payloadJson))
                 .build();
-        return send(request);
+        return send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
-    public enum Lookup { APPLIED, NOT_APPLIED, UNKNOWN }
+    /** OTHER_PAYLOAD: the catalog applied the event id from a body whose hash is not the one expected. */
+    public enum Lookup { APPLIED, OTHER_PAYLOAD, NOT_APPLIED, UNKNOWN }
 
-    /** Asks whether the catalog applied {@code eventId}; UNKNOWN when it cannot tell (down, slow, error). */
-    public Lookup lookup(String eventId) throws InterruptedException {
+    /**
+     * Asks whether the catalog applied {@code eventId} from the payload whose {@link PayloadDigest} is
+     * {@code payloadSha256}; UNKNOWN when it cannot tell (down, slow, error). A publication the catalog holds without a
+     * hash (made before it kept one) counts as APPLIED: there is nothing to compare.
+     */
+    public Lookup lookup(String eventId, String payloadSha256) throws InterruptedException {
+        HttpResponse<String> response;
         try {
-            int status = send(request("/publications/" + eventId).GET().build());
-            return status == 200 ? Lookup.APPLIED : status == 404 ? Lookup.NOT_APPLIED : Lookup.UNKNOWN;
+            response = send(request("/publications/" + eventId).GET().build(), HttpResponse.BodyHandlers.ofString());
         } catch (NoAnswer e) {
             return Lookup.UNKNOWN;
         }
+        if (response.statusCode() == 404) {
+            return Lookup.NOT_APPLIED;
+        }
+        if (response.statusCode() != 200) {
+            return Lookup.UNKNOWN;
+        }
+        JsonNode stored;
+        try {
+            stored = json.readTree(response.body()).path("payloadSha256");
+        } catch (JacksonException e) {
+            return Lookup.UNKNOWN;
+        }
+        return stored.isString() && !stored.asString().equals(payloadSha256) ? Lookup.OTHER_PAYLOAD : Lookup.APPLIED;
     }
 
     /** False when no catalog URL is configured (and none runs in this process): every call would fail. */
@@ -80,10 +102,10 @@ public class CatalogClient {
         return baseUrl.get();
     }
 
-    private int send(HttpRequest request) throws NoAnswer, InterruptedException {
+    private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> body) throws NoAnswer, InterruptedException {
         outsideTransaction.requireNoTransaction(request.uri());
         try {
-            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+            return http.send(request, body);
         } catch (IOException e) {
             throw new NoAnswer(e);
         }

@@ -1,6 +1,8 @@
 package dev.lockstep.publish;
 
 import dev.lockstep.delivery.CatalogClient;
+import dev.lockstep.delivery.CatalogClient.Lookup;
+import dev.lockstep.delivery.PayloadDigest;
 import dev.lockstep.publish.OutboxStore.Mark;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -88,25 +90,38 @@ public class OutboxPublisher {
         if (!Outbox.ASSET_PUBLISH_REQUESTED.equals(event.eventType())) {
             return new Mark(EventStatus.FAILED, "UNSUPPORTED_EVENT_TYPE", "no target for event type " + event.eventType(), null);
         }
+        // what the catalog must hold for this event: a publication of another payload under its id is no success
+        String payloadSha256 = PayloadDigest.sha256(event.payloadJson());
         int status;
         try {
             status = catalog.publish(event.eventId(), event.payloadJson());
         } catch (CatalogClient.NoAnswer e) {
             // No answer: the catalog may have applied it anyway. Ask before sending a create again (seed 000, section 35).
             String code = e.timedOut() ? "CATALOG_TIMEOUT" : "CATALOG_UNREACHABLE";
-            return switch (catalog.lookup(event.eventId())) {
+            return switch (catalog.lookup(event.eventId(), payloadSha256)) {
                 case APPLIED -> Mark.published();
+                case OTHER_PAYLOAD -> otherPayload(event);
                 case NOT_APPLIED, UNKNOWN -> retryOrFail(event, code, e.toString());
             };
         }
         if (status >= 200 && status < 300) {
             return Mark.published();
         }
+        if (status == 422 && catalog.lookup(event.eventId(), payloadSha256) == Lookup.OTHER_PAYLOAD) {
+            return otherPayload(event);
+        }
         if (status >= 500 || status == 408 || status == 409 || status == 429) {
             return retryOrFail(event, "HTTP_" + status, "the catalog answered " + status);
         }
         return new Mark(EventStatus.FAILED, "HTTP_" + status, "the catalog refused the event with " + status
                 + "; a permanent error: fix the cause, then retry it as an operator", null);
+    }
+
+    /** The catalog holds another payload under this event id: never a success, and repeating cannot help. */
+    private static Mark otherPayload(ClaimedEvent event) {
+        return new Mark(EventStatus.FAILED, "CATALOG_PAYLOAD_MISMATCH", "the catalog holds a publication of event "
+                + event.eventId() + " made from another payload (a forgery, or a tampered catalog): investigate before any retry",
+                null);
     }
 
     private Mark retryOrFail(ClaimedEvent event, String code, String detail) {

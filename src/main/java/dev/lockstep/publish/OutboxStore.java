@@ -17,7 +17,7 @@ import java.util.Optional;
  * The publisher's side of {@code outbox_event}: short local transactions on a plain (non-XA) pool of
  * the business database. A claim or a mark touches one database, so it needs no coordinator and none
  * of its forced log writes; and none of them is ever open while the catalog is being called.
- * Each change of an event moves {@code application.publish_status} with it, in the same transaction.
+ * Each change of a catalog publication moves {@code application.publish_status} with it, in the same transaction.
  */
 class OutboxStore implements AutoCloseable {
 
@@ -34,7 +34,7 @@ class OutboxStore implements AutoCloseable {
         return inTransaction(connection -> {
             List<ClaimedEvent> claimed = dialect.claim(connection, owner, now, leaseUntil, batchSize);
             for (ClaimedEvent event : claimed) {
-                movePublishStatus(connection, event.aggregateType(), event.aggregateId(), "PUBLISHING", now);
+                movePublishStatus(connection, event.eventType(), event.aggregateType(), event.aggregateId(), "PUBLISHING", now);
             }
             return claimed;
         });
@@ -67,7 +67,8 @@ class OutboxStore implements AutoCloseable {
                 updated = finish.executeUpdate();
             }
             if (updated == 1) {
-                movePublishStatus(connection, event.aggregateType(), event.aggregateId(), applicationStatus(mark.status()), now);
+                movePublishStatus(connection, event.eventType(), event.aggregateType(), event.aggregateId(),
+                        applicationStatus(mark.status()), now);
             }
             return updated == 1;
         });
@@ -142,7 +143,7 @@ class OutboxStore implements AutoCloseable {
             update.setString(6, event.eventId());
             update.executeUpdate();
         }
-        movePublishStatus(connection, event.aggregateType(), event.aggregateId(), applicationPublishStatus, now);
+        movePublishStatus(connection, event.eventType(), event.aggregateType(), event.aggregateId(), applicationPublishStatus, now);
     }
 
     record Lag(Map<String, Long> byStatus, Instant oldestPendingCreatedAt, Instant oldestProcessingSince,
@@ -223,9 +224,13 @@ class OutboxStore implements AutoCloseable {
         };
     }
 
-    private static void movePublishStatus(Connection connection, String aggregateType, String aggregateId, String status,
-            Instant now) throws SQLException {
-        if (!"APPLICATION".equals(aggregateType)) {
+    /**
+     * The application's publish status follows its catalog publication only: a deadline notification (or any other
+     * event type) is delivered elsewhere and says nothing about whether the asset is published.
+     */
+    private static void movePublishStatus(Connection connection, String eventType, String aggregateType, String aggregateId,
+            String status, Instant now) throws SQLException {
+        if (!Outbox.ASSET_PUBLISH_REQUESTED.equals(eventType) || !"APPLICATION".equals(aggregateType)) {
             return;
         }
         try (PreparedStatement update = connection.prepareStatement("""

@@ -3,6 +3,7 @@ package dev.lockstep.publish;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.catalog.CatalogConfiguration;
+import dev.lockstep.catalog.CatalogCredential;
 import dev.lockstep.delivery.CatalogClient;
 import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.ConditionalOnXaMode;
@@ -61,11 +62,19 @@ public class PublishConfiguration {
         return new CatalogTarget(null, null);
     }
 
-    /** The catalog as the publisher sees it; reconciliation asks it the same way. */
+    /**
+     * The catalog as the publisher sees it; reconciliation asks it the same way. Its token is {@code catalog-token}, or,
+     * for the catalog in this process, that catalog's own credential (generated on the embedded default).
+     */
     @Bean
-    CatalogClient catalogClient(CatalogTarget target, PublishProperties properties, RemoteCallOutsideTransaction outsideTransaction) {
-        return new CatalogClient(target.url(), properties.catalogToken(), properties.connectTimeout(), properties.readTimeout(),
-                outsideTransaction);
+    CatalogClient catalogClient(CatalogTarget target, PublishProperties properties, ObjectProvider<CatalogCredential> inProcessCatalog,
+            RemoteCallOutsideTransaction outsideTransaction) {
+        String token = properties.catalogToken();
+        CatalogCredential local = inProcessCatalog.getIfAvailable();
+        if ((token == null || token.isBlank()) && properties.catalogUrl() == null && local != null) {
+            token = local.token();
+        }
+        return new CatalogClient(target.url(), token, properties.connectTimeout(), properties.readTimeout(), outsideTransaction);
     }
 
     @Bean

@@ -16,7 +16,8 @@ public record Evidence(long applicationId, String approvalStatus, String process
         List<Task> projectedOpenTasks, Publication publication) {
 
     /**
-     * The publishing side: {@code application.publish_status}, the application's outbox events, and what the catalog
+     * The publishing side: {@code application.publish_status}, the application's catalog publications (its
+     * {@code ASSET_PUBLISH_REQUESTED} outbox events; a deadline notification is no publication), and what the catalog
      * said about the published ones ({@code catalog}, event id to answer: asked over HTTP before any transaction, empty
      * when not asked). {@code overdueBefore} is the read time minus the outbox SLA: a due time or lease end before it
      * is overdue.
@@ -29,9 +30,12 @@ public record Evidence(long applicationId, String approvalStatus, String process
         }
     }
 
-    /** An outbox_event row of the application. */
+    /**
+     * An outbox_event row of the application that publishes its asset; {@code payloadSha256} is its payload's
+     * {@code PayloadDigest}, what the catalog must hold for the event.
+     */
     public record OutboxEvent(String eventId, String eventType, String status, int retryCount, Instant nextRetryAt,
-            Instant leaseUntil, String lastErrorCode, Instant updatedAt) {
+            Instant leaseUntil, String lastErrorCode, Instant updatedAt, String payloadSha256) {
     }
 
     /** A business_process_binding row. */

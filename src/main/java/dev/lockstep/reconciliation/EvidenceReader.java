@@ -1,6 +1,8 @@
 package dev.lockstep.reconciliation;
 
 import dev.lockstep.approval.Application;
+import dev.lockstep.delivery.PayloadDigest;
+import dev.lockstep.publish.Outbox;
 import dev.lockstep.reconciliation.Evidence.Binding;
 import dev.lockstep.reconciliation.Evidence.EndedInstance;
 import dev.lockstep.reconciliation.Evidence.Instance;
@@ -260,12 +262,15 @@ class EvidenceReader {
                  where business_key in (%s)
                 """.formatted(in), (rs, n) -> Map.entry(rs.getString(1), new EndedInstance(rs.getString(2), rs.getString(3),
                 rs.getTimestamp(4).toInstant(), rs.getString(5), rs.getString(6))), keys));
+        // the catalog publications only: a deadline notification never goes to the catalog, and its delivery says
+        // nothing about the application's publish status
         Map<String, List<OutboxEvent>> outbox = byKey(business.query("""
-                select aggregate_id, event_id, event_type, event_status, retry_count, next_retry_at, lease_until, last_error_code, updated_at
-                  from outbox_event where aggregate_type = ? and aggregate_id in (%s) order by created_at, event_id
+                select aggregate_id, event_id, event_type, event_status, retry_count, next_retry_at, lease_until, last_error_code, updated_at,
+                       payload_json
+                  from outbox_event where aggregate_type = ? and aggregate_id in (%s) and event_type = ? order by created_at, event_id
                 """.formatted(in), (rs, n) -> Map.entry(rs.getString(1), new OutboxEvent(rs.getString(2), rs.getString(3),
                 rs.getString(4), rs.getInt(5), rs.getTimestamp(6).toInstant(), toInstant(rs.getTimestamp(7)), rs.getString(8),
-                rs.getTimestamp(9).toInstant())), arguments(Application.BUSINESS_TYPE, keys)));
+                rs.getTimestamp(9).toInstant(), PayloadDigest.sha256(rs.getString(10)))), arguments(Application.BUSINESS_TYPE, keys, Outbox.ASSET_PUBLISH_REQUESTED)));
         Instant overdueBefore = clock.instant().minus(settings.outboxSla());
 
         Map<Long, Evidence> evidence = new LinkedHashMap<>();

@@ -11,8 +11,9 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The rules of seed 000 section 29 over an application's publishing: its outbox events and, for a PUBLISHED
- * application, what the catalog said about them. The only repair is a re-queue (the catalog dedupes by event id, so
+ * The rules of seed 000 section 29 over an application's publishing: its catalog publications (outbox events of type
+ * {@code ASSET_PUBLISH_REQUESTED} only: a deadline notification is never sent to the catalog, so the catalog's 404 for
+ * it proves nothing) and, for a PUBLISHED application, what the catalog said about them. The only repair is a re-queue (the catalog dedupes by event id, so
  * sending an event again is safe); a permanent failure or a publish status no event explains is for people.
  * docs/reconciliation.md describes each rule.
  */
@@ -61,6 +62,20 @@ public enum PublicationRule implements ReconciliationRule {
         return absent.isEmpty() ? null
                 : new Verdict(REPAIRABLE, "the catalog has applied no event " + absent.stream().map(OutboxEvent::eventId).toList()
                         + " though the outbox marks it PUBLISHED");
+    }),
+
+    /**
+     * PUBLISHED, and the catalog holds a publication of the event made from another payload than the outbox's (the
+     * hashes differ): a forgery under a real event id, or a catalog changed behind the publisher's back. Never
+     * repaired: re-sending cannot replace what the catalog holds, and which side is right is for people to decide.
+     */
+    PUBLISHED_PAYLOAD_MISMATCH(evidence -> {
+        Publication publication = evidence.publication();
+        List<OutboxEvent> other = published(publication).stream()
+                .filter(event -> publication.catalog().get(event.eventId()) == Lookup.OTHER_PAYLOAD).toList();
+        return other.isEmpty() ? null
+                : new Verdict(INCIDENT, "the catalog holds event(s) " + other.stream().map(OutboxEvent::eventId).toList()
+                        + " with a payload hash other than the outbox's: not the publication that was approved");
     });
 
     /** {@code outbox_event.last_error_code} of an operator's give-up (publish/OutboxOperations). */

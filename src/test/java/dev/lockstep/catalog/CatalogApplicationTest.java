@@ -1,7 +1,9 @@
 package dev.lockstep.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.lockstep.platform.StartupCheckFailure;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,7 +18,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The reference catalog on its own ({@link CatalogApplication}), without any part of the approval
- * service, on a PostgreSQL database of its own: idempotent create, the queries, the token.
+ * service, on a PostgreSQL database of its own: idempotent create, a reused key refused, the queries, the token
+ * (required: no start without one).
  */
 class CatalogApplicationTest {
 
@@ -39,6 +42,10 @@ class CatalogApplicationTest {
                 HttpResponse<String> repeated = publish(base, "evt-1", body, "s3cret");
                 assertThat(repeated.statusCode()).isEqualTo(200);
                 assertThat(repeated.headers().firstValue("Idempotent-Replayed")).contains("true");
+                HttpResponse<String> forged = publish(base, "evt-1", body.replace("Standalone", "Forged"), "s3cret");
+                assertThat(forged.statusCode()).as("the same key with another body is no replay").isEqualTo(422);
+                assertThat(forged.body()).contains("IDEMPOTENCY_KEY_REUSED");
+                assertThat(forged.headers().firstValue("Idempotent-Replayed")).isEmpty();
                 assertThat(publish(base, "evt-2", "{\"title\":\"no asset\"}", "s3cret").statusCode()).isEqualTo(422);
                 assertThat(get(base + "/publications/evt-1").body()).contains("\"assetId\":77");
                 assertThat(get(base + "/assets/77").body()).contains("evt-1");
@@ -48,6 +55,27 @@ class CatalogApplicationTest {
                 assertThat(db.queryForObject("select count(*) from inbox_message", Integer.class)).isEqualTo(1);
                 assertThat(db.queryForObject("select count(*) from published_asset where asset_id = 77", Integer.class)).isEqualTo(1);
             }
+        }
+    }
+
+    /** A catalog of its own is reachable from elsewhere by definition: it does not start without a token. */
+    @Test
+    void withoutATokenTheCatalogRefusesToStartNamingTheSetting() throws Exception {
+        Path data = Files.createTempDirectory("catalog-pg");
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setDataDirectory(data).setPort(0).start()) {
+            Throwable thrown = catchThrowable(() -> new SpringApplication(CatalogApplication.class).run(
+                    "--lockstep.catalog.standalone=true", "--server.port=0",
+                    "--lockstep.catalog.db.url=" + postgres.getJdbcUrl("postgres", "postgres"),
+                    "--lockstep.catalog.db.username=postgres", "--lockstep.catalog.db.password=").close());
+
+            assertThat(thrown).as("the catalog must refuse to start").isNotNull();
+            Throwable cause = thrown;
+            while (cause != null && !(cause instanceof StartupCheckFailure)) {
+                cause = cause.getCause();
+            }
+            assertThat(cause).isInstanceOf(StartupCheckFailure.class);
+            assertThat(((StartupCheckFailure) cause).setting()).isEqualTo("lockstep.catalog.token");
+            assertThat(cause).hasMessageContaining("is not set").hasMessageContaining("Fix: set lockstep.catalog.token");
         }
     }
 

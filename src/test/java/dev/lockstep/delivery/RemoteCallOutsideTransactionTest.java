@@ -3,6 +3,7 @@ package dev.lockstep.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.catalog.CatalogCredential;
 import dev.lockstep.delivery.RemoteCallOutsideTransaction.RemoteCallInTransactionException;
 import dev.lockstep.support.LockstepIntegrationTest;
 import java.net.URI;
@@ -20,6 +21,8 @@ class RemoteCallOutsideTransactionTest {
     @Autowired
     RemoteCallOutsideTransaction outsideTransaction;
     @Autowired
+    CatalogCredential catalogCredential;
+    @Autowired
     PlatformTransactionManager transactionManager;
     @LocalServerPort
     int port;
@@ -31,7 +34,7 @@ class RemoteCallOutsideTransactionTest {
 
         assertThatThrownBy(() -> transaction.executeWithoutResult(status -> {
             try {
-                catalog.lookup("no-such-event");
+                catalog.lookup("no-such-event", null);
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
@@ -40,11 +43,11 @@ class RemoteCallOutsideTransactionTest {
 
     @Test
     void theSameCallOutsideAnyTransactionGoesThrough() throws InterruptedException {
-        assertThat(catalog().lookup("no-such-event")).isEqualTo(CatalogClient.Lookup.NOT_APPLIED);
+        assertThat(catalog().lookup("no-such-event", null)).isEqualTo(CatalogClient.Lookup.NOT_APPLIED);
     }
 
     private CatalogClient catalog() {
-        return new CatalogClient(() -> URI.create("http://localhost:" + port + "/catalog"), null, Duration.ofSeconds(2),
+        return new CatalogClient(() -> URI.create("http://localhost:" + port + "/catalog"), catalogCredential.token(), Duration.ofSeconds(2),
                 Duration.ofSeconds(5), outsideTransaction);
     }
 }

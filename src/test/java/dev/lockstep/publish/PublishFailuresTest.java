@@ -4,6 +4,7 @@ import static dev.lockstep.publish.PublishingTest.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.lockstep.catalog.CatalogCredential;
 import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.support.Api;
@@ -49,13 +50,15 @@ class PublishFailuresTest extends UseCaseIntegrationTest {
     @Autowired
     RemoteCallOutsideTransaction outsideTransaction;
     @Autowired
+    CatalogCredential catalogCredential;
+    @Autowired
     OutboxMonitor monitor;
 
     PublishFixture fixture;
 
     @BeforeEach
     void fixture() {
-        fixture = new PublishFixture(api, db, store, meters, servers, outsideTransaction);
+        fixture = new PublishFixture(api, db, store, meters, servers, outsideTransaction, catalogCredential);
     }
 
     @Test
@@ -256,7 +259,8 @@ class PublishFailuresTest extends UseCaseIntegrationTest {
             try (exchange) {
                 byte[] body = exchange.getRequestBody().readAllBytes();
                 HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(fixture.inProcessCatalogUrl()
-                        + exchange.getRequestURI().getPath().substring("/catalog".length())));
+                        + exchange.getRequestURI().getPath().substring("/catalog".length())))
+                        .header("Authorization", exchange.getRequestHeaders().getFirst("Authorization"));
                 boolean create = exchange.getRequestMethod().equals("POST");
                 if (create) {
                     request.header("Idempotency-Key", exchange.getRequestHeaders().getFirst("Idempotency-Key"))

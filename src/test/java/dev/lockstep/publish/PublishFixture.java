@@ -3,6 +3,7 @@ package dev.lockstep.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.catalog.CatalogCredential;
 import dev.lockstep.delivery.CatalogClient;
 import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.EmbeddedPostgresServers;
@@ -14,6 +15,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -30,10 +32,12 @@ class PublishFixture {
     private final MeterRegistry meters;
     private final JdbcTemplate catalog;
     private final RemoteCallOutsideTransaction outsideTransaction;
+    private final CatalogCredential catalogCredential;
 
     PublishFixture(Api api, TestDatabases db, OutboxStore store, MeterRegistry meters, EmbeddedPostgresServers servers,
-            RemoteCallOutsideTransaction outsideTransaction) {
+            RemoteCallOutsideTransaction outsideTransaction, CatalogCredential catalogCredential) {
         this.api = api;
+        this.catalogCredential = catalogCredential;
         this.db = db;
         this.store = store;
         this.meters = meters;
@@ -85,6 +89,20 @@ class PublishFixture {
         return meters.get("lockstep.catalog.inbox.messages").tag("result", result).counter().count();
     }
 
+    /** A call to the in-process catalog as its publisher makes it: with the catalog's bearer token. */
+    Api.Response catalogCall(String method, String path, String jsonBody, String idempotencyKey) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Authorization", "Bearer " + catalogCredential.token());
+        if (idempotencyKey != null) {
+            headers.put(CatalogClient.IDEMPOTENCY_KEY, idempotencyKey);
+        }
+        return api.send(method, path, jsonBody, headers);
+    }
+
+    String catalogToken() {
+        return catalogCredential.token();
+    }
+
     String inProcessCatalogUrl() {
         return api.baseUrl() + "/catalog";
     }
@@ -102,7 +120,7 @@ class PublishFixture {
                 readTimeout, maxAttempts, 50, Duration.ofSeconds(30), Duration.ZERO, backoffInitial,
                 backoffInitial.multipliedBy(8), Duration.ofMinutes(5));
         settings.verify();
-        CatalogClient client = new CatalogClient(() -> URI.create(catalogUrl), null, settings.connectTimeout(),
+        CatalogClient client = new CatalogClient(() -> URI.create(catalogUrl), catalogCredential.token(), settings.connectTimeout(),
                 settings.readTimeout(), outsideTransaction);
         return new OutboxPublisher(store, client, settings, owner, Clock.systemUTC(), meters);
     }

@@ -4,14 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.catalog.CatalogCredential;
 import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,6 +32,8 @@ import tools.jackson.databind.JsonNode;
  */
 class PublishingTest extends UseCaseIntegrationTest {
 
+    private static final String FORGED = "{\"applicationId\":1,\"assetId\":666,\"title\":\"Nobody approved this\",\"lifecycleNo\":1}";
+
     @Autowired
     OutboxPublisher publisher;
     @Autowired
@@ -39,6 +45,8 @@ class PublishingTest extends UseCaseIntegrationTest {
     @Autowired
     RemoteCallOutsideTransaction outsideTransaction;
     @Autowired
+    CatalogCredential catalogCredential;
+    @Autowired
     Outbox outbox;
     @Autowired
     PlatformTransactionManager transactionManager;
@@ -47,7 +55,7 @@ class PublishingTest extends UseCaseIntegrationTest {
 
     @BeforeEach
     void fixture() {
-        fixture = new PublishFixture(api, db, store, meters, servers, outsideTransaction);
+        fixture = new PublishFixture(api, db, store, meters, servers, outsideTransaction, catalogCredential);
     }
 
     @Test
@@ -107,10 +115,11 @@ class PublishingTest extends UseCaseIntegrationTest {
         assertThat(fixture.catalog().queryForMap("select consumer_name, result_code from inbox_message where event_id = ?",
                 eventId)).containsEntry("consumer_name", "asset-catalog").containsEntry("result_code", "PUBLISHED");
         // the catalog's query API answers by event id and by asset id
-        assertThat(api.get(null, "/catalog/publications/" + eventId).json().get("applicationId").asLong()).isEqualTo(id);
-        assertThat(api.get(null, "/catalog/assets/42").json().get("publications").valueStream()
+        assertThat(fixture.catalogCall("GET", "/catalog/publications/" + eventId, null, null).json().get("applicationId").asLong())
+                .isEqualTo(id);
+        assertThat(fixture.catalogCall("GET", "/catalog/assets/42", null, null).json().get("publications").valueStream()
                 .map(p -> p.get("eventId").asString())).contains(eventId);
-        assertThat(api.get(null, "/catalog/publications/no-such-event").status()).isEqualTo(404);
+        assertThat(fixture.catalogCall("GET", "/catalog/publications/no-such-event", null, null).status()).isEqualTo(404);
         JsonNode details = api.get("alice", "/api/applications/" + id).json();
         assertThat(details.toString()).contains("PUBLISHED");
     }
@@ -206,6 +215,74 @@ class PublishingTest extends UseCaseIntegrationTest {
                 + " values (?, 'TEST_ASSET', '7', 'ASSET_PUBLISH_REQUESTED', ?, 'PROCESSING', ?, " + leaseUntil + ", 0, "
                 + leaseUntil + ", now(), now())", eventId, payload(eventId, 7), owner);
         return eventId;
+    }
+
+    /**
+     * Issue 29, the catalog tried as an attacker would on the default configuration: nobody without its credential
+     * publishes or reads (an auditor read a pending event's id from the admin API and tries to pre-empt it).
+     */
+    @Test
+    void withoutTheCatalogsTokenNobodyPublishesOrReads() {
+        long id = fixture.approvedApplication();
+        String eventId = fixture.eventIdOf(id);
+
+        for (Map<String, String> caller : List.of(Map.<String, String>of(), Map.of("Authorization", "Bearer guessed"),
+                Map.of("Authorization", "Basic " + Base64.getEncoder().encodeToString("erin:lockstep".getBytes(StandardCharsets.UTF_8))))) {
+            Map<String, String> headers = new HashMap<>(caller);
+            headers.put("Idempotency-Key", eventId);
+            Api.Response publish = api.send("POST", "/catalog/publications", FORGED, headers);
+            assertThat(publish.status()).as("%s: %s", caller, publish).isEqualTo(401);
+            assertThat(publish.contentType()).startsWith("application/problem+json");
+            assertThat(publish.json().get("code").asString()).isEqualTo("CATALOG_UNAUTHORIZED");
+            assertThat(api.send("GET", "/catalog/publications/" + eventId, null, caller).status()).isEqualTo(401);
+        }
+
+        assertThat(fixture.inboxRows(eventId)).isZero();
+        assertThat(fixture.catalog().queryForObject("select count(*) from published_asset where asset_id = 666", Integer.class))
+                .isZero();
+        drain(publisher);
+        assertThat(fixture.assetRows(eventId)).isEqualTo(1);
+        assertThat(fixture.publishStatus(id)).isEqualTo("PUBLISHED");
+    }
+
+    /** A forged payload under a published event id is refused, never answered as a replay, and changes nothing. */
+    @Test
+    void aForgedPayloadUnderAPublishedEventIdIsRefusedNotReplayed() {
+        long id = fixture.approvedApplication();
+        String eventId = fixture.eventIdOf(id);
+        drain(publisher);
+        Map<String, Object> stored = fixture.catalog().queryForMap("select * from published_asset where event_id = ?", eventId);
+
+        Api.Response forged = fixture.catalogCall("POST", "/catalog/publications", FORGED, eventId);
+
+        assertThat(forged.status()).as(forged.toString()).isEqualTo(422);
+        assertThat(forged.contentType()).startsWith("application/problem+json");
+        assertThat(forged.json().get("code").asString()).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+        assertThat(forged.header("Idempotent-Replayed")).isNull();
+        assertThat(fixture.catalog().queryForMap("select * from published_asset where event_id = ?", eventId)).isEqualTo(stored);
+        assertThat(fixture.inboxRows(eventId)).isEqualTo(1);
+    }
+
+    /**
+     * The forger got in first (it held the credential: an insider, or a catalog from before the token was required).
+     * The real delivery is refused, not answered as a replay: the event FAILS with the mismatch named, the application
+     * is not PUBLISHED, and the forgery stays the only publication for operators to find.
+     */
+    @Test
+    void theRealDeliveryAfterAForgeryIsNeverMarkedPublished() {
+        long id = fixture.approvedApplication();
+        String eventId = fixture.eventIdOf(id);
+        Api.Response forged = fixture.catalogCall("POST", "/catalog/publications", FORGED, eventId);
+        assertThat(forged.status()).as(forged.toString()).isEqualTo(201);
+
+        drain(publisher);
+
+        assertThat(fixture.event(eventId)).containsEntry("event_status", "FAILED")
+                .containsEntry("last_error_code", "CATALOG_PAYLOAD_MISMATCH");
+        assertThat(fixture.publishStatus(id)).isEqualTo("FAILED");
+        assertThat(fixture.catalog().queryForMap("select asset_id, title from published_asset where event_id = ?", eventId))
+                .containsEntry("asset_id", 666L).containsEntry("title", "Nobody approved this");
+        assertThat(fixture.assetRows(eventId)).isEqualTo(1);
     }
 
     static String payload(String eventId, long assetId) {

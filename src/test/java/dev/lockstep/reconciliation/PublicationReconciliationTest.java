@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.delivery.CatalogClient;
+import dev.lockstep.delivery.PayloadDigest;
 import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.publish.OutboxPublisher;
@@ -18,6 +19,10 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import org.activiti.engine.ManagementService;
+import org.activiti.engine.impl.persistence.entity.TimerJobEntity;
+import org.activiti.engine.runtime.Job;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -41,6 +46,8 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
     CatalogEvidence catalogEvidence;
     @Autowired
     RemoteCallOutsideTransaction outsideTransaction;
+    @Autowired
+    ManagementService management;
 
     JdbcTemplate catalog;
 
@@ -78,6 +85,32 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
         assertThat(catalog.queryForObject("select count(*) from published_asset where event_id = ?", Integer.class, eventId))
                 .as("the re-queued event reached the catalog again").isEqualTo(1);
         assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
+    }
+
+    /**
+     * The catalog holds the event, but not the payload the outbox sent (a forgery answered as a replay before issue 29,
+     * or a row changed behind the publisher's back): the hashes differ, and that is an incident, never a repair.
+     */
+    @Test
+    void aCatalogHoldingAnotherPayloadUnderTheEventIdIsAnIncident() {
+        long id = approvedApplication();
+        String eventId = eventIdOf(id);
+        publishAllDue();
+        String forged = "{\"applicationId\":1,\"assetId\":666,\"title\":\"Nobody approved this\"}";
+        catalog.update("update published_asset set asset_id = 666, title = 'Nobody approved this', payload_sha256 = ?"
+                + " where event_id = ?", PayloadDigest.sha256(forged), eventId);
+        ageApplication(db, id);
+
+        runAndWait(api, "FULL");
+
+        long incident = openIncident(db, id, "PUBLISHED_PAYLOAD_MISMATCH");
+        assertThat(db.business().queryForObject("select difference from reconciliation_incident where id = ?", String.class,
+                incident)).contains(eventId).contains("payload hash");
+        assertThat(db.business().queryForObject("select event_status from outbox_event where event_id = ?", String.class, eventId))
+                .isEqualTo("PUBLISHED");
+        assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?",
+                Integer.class, id)).isZero();
     }
 
     @Test
@@ -205,14 +238,95 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
                 Integer.class, failed, givenUp, unexplained)).isZero();
     }
 
-    private long approvedApplication() {
+    /**
+     * A step deadline's reminder is an outbox event too (DEADLINE_NOTIFICATION), delivered to the notification log and
+     * never to the catalog, which therefore answers 404 for it. Reconciliation must not take that 404 for a lost
+     * publication: the reminder is not sent again, and the application's publish status stays PUBLISHED, sweep after sweep.
+     */
+    @Test
+    void aDeliveredDeadlineReminderIsNeitherResentNorMovesThePublishStatus() {
+        Reminded reminded = publishedWithDeliveredReminder();
+        long id = reminded.applicationId();
+        Map<String, Object> delivered = notificationRow(reminded.reminder());
+        assertThat(delivered).containsEntry("event_status", "PUBLISHED");
+
+        for (int sweep = 1; sweep <= 2; sweep++) {
+            ageApplication(db, id);
+            runAndWait(api, "FULL");
+            publishAllDue();
+
+            assertThat(notificationRow(reminded.reminder())).as("the reminder after sweep %d", sweep).isEqualTo(delivered);
+            assertThat(publishStatus(id)).as("publish status after sweep %d", sweep).isEqualTo("PUBLISHED");
+        }
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?",
+                Integer.class, id)).isZero();
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?",
+                Integer.class, id)).isZero();
+    }
+
+    /** Only the catalog publication moves the publish status: an operator's retry of a failed reminder leaves it alone. */
+    @Test
+    void retryingAFailedReminderLeavesThePublishedAssetsStatusAlone() {
+        Reminded reminded = publishedWithDeliveredReminder();
+        long id = reminded.applicationId();
+        // the reminder's delivery failed for good (a gateway refused it), after the asset was published
+        db.business().update("update outbox_event set event_status = 'FAILED', retry_count = 1, last_error_code = 'HTTP_400'"
+                + " where event_id = ?", reminded.reminder());
+        long rowVersion = rowVersion(id);
+
+        Api.Response retry = api.post("erin", "/api/admin/outbox/" + reminded.reminder() + "/retry", "{\"reason\":\"gateway fixed\"}");
+        assertThat(retry.status()).as(retry.toString()).isEqualTo(200);
+        assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
+        publishAllDue();
+
+        assertThat(notificationRow(reminded.reminder())).containsEntry("event_status", "PUBLISHED");
+        assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
+        assertThat(rowVersion(id)).as("delivering a notification never touches the application row").isEqualTo(rowVersion);
+    }
+
+    private record Reminded(long applicationId, String reminder) {
+    }
+
+    /** An application whose manager step was reminded, then approved; the reminder and the asset both delivered. */
+    private Reminded publishedWithDeliveredReminder() {
         long id = ApiFlows.createDraft(api, "LOW", false);
         String run = ApiFlows.submit(api, id);
+        fireReminder(run, id);
+        approve(run);
+        publishAllDue();
+        assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
+        return new Reminded(id, db.business().queryForObject("select event_id from outbox_event where aggregate_id = ?"
+                + " and event_type = 'DEADLINE_NOTIFICATION'", String.class, Long.toString(id)));
+    }
+
+    /** The manager step's reminder timer fires now, through the engine's own job executor (the engine clock stays put). */
+    private void fireReminder(String run, long applicationId) {
+        Job remind = management.createTimerJobQuery().processInstanceId(run).list().stream()
+                .filter(job -> ((TimerJobEntity) job).getJobHandlerConfiguration().contains("managerApprovalRemind"))
+                .findFirst().orElseThrow();
+        management.moveTimerToExecutableJob(remind.getId());
+        Awaitility.await().atMost(Duration.ofSeconds(75)).until(() -> db.business().queryForObject(
+                "select count(*) from outbox_event where aggregate_id = ? and event_type = 'DEADLINE_NOTIFICATION'", Integer.class,
+                Long.toString(applicationId)) == 1 && management.createJobQuery().processInstanceId(run).count() == 0);
+    }
+
+    private Map<String, Object> notificationRow(String eventId) {
+        return db.business().queryForMap("select event_status, retry_count, published_at, last_error_code, next_retry_at, updated_at"
+                + " from outbox_event where event_id = ?", eventId);
+    }
+
+    private long approvedApplication() {
+        long id = ApiFlows.createDraft(api, "LOW", false);
+        approve(ApiFlows.submit(api, id));
+        return id;
+    }
+
+    /** The manager's and the final approval of {@code run}. */
+    private void approve(String run) {
         for (String[] step : new String[][] {{"bob", "managerApproval"}, {"frank", "finalApproval"}}) {
             Api.Response response = ApiFlows.complete(api, step[0], ApiFlows.openTaskId(db, run, step[1]), "APPROVE");
             assertThat(response.status()).as(response.toString()).isEqualTo(200);
         }
-        return id;
     }
 
     /** Polls until nothing is due (bounded: a failing event of another test comes back only after its backoff). */
@@ -225,6 +339,10 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
     private String eventIdOf(long applicationId) {
         return db.business().queryForObject("select event_id from outbox_event where aggregate_type = 'APPLICATION'"
                 + " and aggregate_id = ?", String.class, Long.toString(applicationId));
+    }
+
+    private long rowVersion(long applicationId) {
+        return db.business().queryForObject("select row_version from application where id = ?", Long.class, applicationId);
     }
 
     private String publishStatus(long applicationId) {

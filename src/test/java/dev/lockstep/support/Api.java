@@ -8,6 +8,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.boot.test.context.TestComponent;
 import org.springframework.core.env.Environment;
 import tools.jackson.databind.JsonNode;
@@ -49,20 +51,27 @@ public class Api {
     }
 
     private Response send(String user, String method, String path, String jsonBody, String idempotencyKey, String accept) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Accept", accept);
+        if (user != null) {
+            String token = Base64.getEncoder().encodeToString((user + ":" + DEMO_PASSWORD).getBytes(StandardCharsets.UTF_8));
+            headers.put("Authorization", "Basic " + token);
+        }
+        if (idempotencyKey != null) {
+            headers.put("Idempotency-Key", idempotencyKey);
+        }
+        return send(method, path, jsonBody, headers);
+    }
+
+    /** A request with exactly these headers (and Content-Type for a body): e.g. a bearer token instead of a user. */
+    public Response send(String method, String path, String jsonBody, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
                 .method(method, jsonBody == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(jsonBody, StandardCharsets.UTF_8))
-                .header("Accept", accept);
+                        : HttpRequest.BodyPublishers.ofString(jsonBody, StandardCharsets.UTF_8));
         if (jsonBody != null) {
             request.header("Content-Type", "application/json");
         }
-        if (user != null) {
-            String token = Base64.getEncoder().encodeToString((user + ":" + DEMO_PASSWORD).getBytes(StandardCharsets.UTF_8));
-            request.header("Authorization", "Basic " + token);
-        }
-        if (idempotencyKey != null) {
-            request.header("Idempotency-Key", idempotencyKey);
-        }
+        headers.forEach(request::header);
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),

@@ -140,6 +140,21 @@ class XaStartupChecksTest {
         assertThat(failure).hasMessageContaining("is the relative path var/atomikos");
     }
 
+    /**
+     * A catalog run by the service in external mode is reachable by others: it needs its token (issue 29). Checked when
+     * the catalog's beans are made, after the transaction manager has started: nothing XA is at stake in it.
+     */
+    @Test
+    void externalModeWithTheCatalogInProcessButNoToken() {
+        StartupCheckFailure failure = startupFailure(Map.of(
+                "lockstep.catalog.db.url", healthy.getJdbcUrl("postgres", "postgres"),
+                "lockstep.catalog.db.username", "postgres"), false);
+
+        assertThat(failure.setting()).isEqualTo("lockstep.catalog.token");
+        assertThat(failure).hasMessageContaining("is not set").hasMessageContaining("LOCKSTEP_CATALOG_TOKEN")
+                .hasMessageContaining("lockstep.publish.catalog-token");
+    }
+
     @ParameterizedTest
     @CsvSource({
             "lockstep.db.business.lock-timeout, 0s, it must be positive",
@@ -158,6 +173,11 @@ class XaStartupChecksTest {
      * removes the setting); it must not come up.
      */
     private StartupCheckFailure startupFailure(Map<String, String> overrides) {
+        return startupFailure(overrides, true);
+    }
+
+    /** {@code beforeAtomikos}: the check must stop the startup before the transaction manager writes its log. */
+    private StartupCheckFailure startupFailure(Map<String, String> overrides, boolean beforeAtomikos) {
         Map<String, Object> properties = new HashMap<>(Map.of(
                 "lockstep.mode", "external",
                 "lockstep.home", home.toString(),
@@ -185,7 +205,9 @@ class XaStartupChecksTest {
             cause = cause.getCause();
         }
         assertThat(cause).as("a StartupCheckFailure in %s", thrown).isInstanceOf(StartupCheckFailure.class);
-        assertThat(home.resolve("atomikos")).as("the checks run before Atomikos starts and writes its log").doesNotExist();
+        if (beforeAtomikos) {
+            assertThat(home.resolve("atomikos")).as("the checks run before Atomikos starts and writes its log").doesNotExist();
+        }
         return (StartupCheckFailure) cause;
     }
 }

@@ -69,6 +69,7 @@ class PublishChaosIT extends ChaosSuite {
         catalog = new CatalogProcess(h.serviceJar, h.work.resolve("catalog"), ChaosHarness.freePort(), catalogDatabase);
         h.serviceSettings.addAll(List.of(
                 "--lockstep.publish.catalog-url=" + catalog.catalogUrl(),
+                "--lockstep.publish.catalog-token=" + catalog.token(),
                 "--lockstep.publish.connect-timeout=1s",
                 "--lockstep.publish.read-timeout=" + READ_TIMEOUT.toSeconds() + "s",
                 // longer than one attempt (2 x (connect + read)), short enough that an orphaned lease expires during a restart

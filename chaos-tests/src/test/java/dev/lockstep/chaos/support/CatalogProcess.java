@@ -14,12 +14,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
  * The reference asset catalog ({@code dev.lockstep.catalog.CatalogApplication}) as a process of its own,
  * launched from the same packaged jar as the service, on a PostgreSQL database of its own, on a fixed
- * port so a restarted catalog is found where the service was told to look.
+ * port so a restarted catalog is found where the service was told to look. A catalog of its own does not start
+ * without a token: each instance has a random one, which the service is given ({@link #token()}).
  */
 public final class CatalogProcess {
 
@@ -29,6 +31,7 @@ public final class CatalogProcess {
     private final Path home;
     private final int httpPort;
     private final PostgresServer database;
+    private final String token = UUID.randomUUID().toString();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private ServiceJvm jvm;
     private int starts;
@@ -48,6 +51,7 @@ public final class CatalogProcess {
                 "--lockstep.catalog.db.url=" + database.jdbcUrl(),
                 "--lockstep.catalog.db.username=" + database.username(),
                 "--lockstep.catalog.db.password=" + database.password(),
+                "--lockstep.catalog.token=" + token,
                 "--lockstep.catalog.answer-delay=" + answerDelay.toMillis() + "ms"));
         starts++;
         jvm = ServiceJvm.start(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), launch, args, Map.of(),
@@ -63,6 +67,11 @@ public final class CatalogProcess {
 
     public boolean isAlive() {
         return jvm != null && jvm.isAlive();
+    }
+
+    /** The bearer token the publisher is given ({@code lockstep.publish.catalog-token}). */
+    public String token() {
+        return token;
     }
 
     /** The base URL the publisher is given ({@code lockstep.publish.catalog-url}). */
