@@ -88,7 +88,7 @@ public final class ChaosHarness implements AutoCloseable {
             "halt-between-background-prepares.btm", "archival-min-age-one-second.btm", "halt-between-rollbacks.btm",
             "halt-before-terminated-record.btm");
 
-    /** The rollback phase: workflow rollback held, halt at the business branch's second rollback call (scenarios 45, 61-65). */
+    /** The rollback phase: workflow rollback held, halt at the business branch's rollback call (scenarios 45, 61-65). */
     static final String ROLLBACK_PHASE_RULE = "halt-between-rollbacks.btm";
     /** After both two-phase commits, halt before the coordinator logs TERMINATED (scenarios 46, 66-70). */
     static final String BEFORE_TERMINATED_RULE = "halt-before-terminated-record.btm";
@@ -351,7 +351,7 @@ public final class ChaosHarness implements AutoCloseable {
      * The rollback phase, halted (scenarios 45, 61-65): the business database refuses to prepare the request's
      * change of the application titled {@code titlePrefix...} (install it only once the application is at its
      * step), Atomikos rolls both branches back, the rule holds the workflow branch's rollback and the JVM halts at
-     * the business branch's second rollback call (Atomikos retrying it).
+     * Atomikos's rollback call on the business branch (whose transaction PostgreSQL discarded when its PREPARE failed).
      * Requires the halt's evidence with one branch left prepared, and no commit decision in the coordinator log.
      */
     void haltInRollbackPhase(ScenarioRecord s, long app, String titlePrefix, Supplier<Answer> request) throws SQLException {

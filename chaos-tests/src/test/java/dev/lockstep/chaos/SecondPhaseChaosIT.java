@@ -48,7 +48,7 @@ class SecondPhaseChaosIT extends ChaosSuite {
                 "A deferred constraint trigger the test installs in the business DB (plain SQL, as in scenario 10) fails the"
                         + " submit's PREPARE TRANSACTION there; Byteman rule " + rule + ": the workflow branch's"
                         + " PGXAConnection.rollback held at its entry, Runtime.halt(1) at the entry of the business branch's"
-                        + " second one (Atomikos's retry), counted per global transaction",
+                        + " rollback call, counted per global transaction",
                 "Presumed abort: no commit decision was logged, so recovery rolls the prepared workflow branch back; the"
                         + " application stays DRAFT, no process instance, no command record, nothing prepared on either database."
                         + " The client's retry with the same Idempotency-Key finds no stored success: once the cause is gone it runs"

@@ -190,7 +190,7 @@ class UseCaseCrashChaosIT extends ChaosSuite {
                 "A deferred constraint trigger the test installs in the business DB once the application is at its step (plain SQL,"
                         + " as in scenarios 10 and 45) fails the " + useCase.label + "'s PREPARE TRANSACTION there; Byteman rule "
                         + ChaosHarness.ROLLBACK_PHASE_RULE + ": the workflow branch's PGXAConnection.rollback held at its entry,"
-                        + " Runtime.halt(1) at the entry of the business branch's second one (Atomikos's retry)",
+                        + " Runtime.halt(1) at the entry of the business branch's rollback call",
                 "Presumed abort: no commit decision was logged, so recovery rolls the prepared branch back; the " + useCase.label
                         + " is rolled back in both databases (" + useCase.before + "), nothing prepared. The client's retry with"
                         + " the same Idempotency-Key finds no stored success: once the trigger is dropped it runs once (200, not a"
