@@ -1,9 +1,9 @@
 package dev.lockstep.todo;
 
+import dev.lockstep.workflow.EngineEventListener;
 import java.util.List;
 import org.activiti.engine.delegate.event.ActivitiEntityEvent;
 import org.activiti.engine.delegate.event.ActivitiEvent;
-import org.activiti.engine.delegate.event.ActivitiEventListener;
 import org.activiti.engine.delegate.event.ActivitiEventType;
 import org.activiti.engine.history.HistoricTaskInstance;
 import org.activiti.engine.impl.context.Context;
@@ -20,15 +20,17 @@ import org.springframework.stereotype.Component;
  * or owner change alone, so every task command ends with {@link TaskProjectionRefresh} instead.
  */
 @Component
-public class TaskProjectionListener implements ActivitiEventListener {
-
-    public static final List<ActivitiEventType> EVENTS =
-            List.of(ActivitiEventType.TASK_CREATED, ActivitiEventType.ENTITY_DELETED);
+public class TaskProjectionListener implements EngineEventListener {
 
     private final TaskProjection projection;
 
     public TaskProjectionListener(TaskProjection projection) {
         this.projection = projection;
+    }
+
+    @Override
+    public List<ActivitiEventType> events() {
+        return List.of(ActivitiEventType.TASK_CREATED, ActivitiEventType.ENTITY_DELETED);
     }
 
     @Override

@@ -1,9 +1,9 @@
 package dev.lockstep.workflow;
 
 import dev.lockstep.platform.DatabaseEndpoints;
-import dev.lockstep.todo.TaskProjectionListener;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.activiti.engine.HistoryService;
@@ -13,7 +13,7 @@ import org.activiti.engine.RepositoryService;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.TaskService;
 import org.activiti.engine.delegate.event.ActivitiEventListener;
-import org.activiti.engine.delegate.event.ActivitiEventType;
+
 import org.activiti.spring.ProcessEngineFactoryBean;
 import org.activiti.spring.SpringProcessEngineConfiguration;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -45,7 +45,7 @@ public class WorkflowEngineConfiguration {
     @Bean
     SpringProcessEngineConfiguration processEngineConfiguration(@Qualifier("workflowDataSource") DataSource workflowDataSource,
             @Qualifier("transactionManager") PlatformTransactionManager transactionManager, WorkflowSchema schema,
-            TaskProjectionListener taskProjection, EngineSettings settings, JobExecutorSettings jobs,
+            List<EngineEventListener> listeners, EngineSettings settings, JobExecutorSettings jobs,
             ApplicationContext applicationContext) throws IOException {
         SpringProcessEngineConfiguration configuration = new StatementReusingEngineConfiguration();
         configuration.setExpressionManager(new SharedFactoryExpressionManager(applicationContext));
@@ -68,9 +68,11 @@ public class WorkflowEngineConfiguration {
         configuration.setDeploymentName("lockstep");
         configuration.setDeploymentResources(
                 new PathMatchingResourcePatternResolver().getResources("classpath*:processes/*.bpmn20.xml"));
-        // Runs inside each engine command, so the todo projection commits with the task change.
-        configuration.setTypedEventListeners(TaskProjectionListener.EVENTS.stream().collect(Collectors.toMap(
-                ActivitiEventType::name, type -> List.<ActivitiEventListener>of(taskProjection))));
+        // Runs inside each engine command, so what a listener writes (the todo projection) commits with the change.
+        configuration.setTypedEventListeners(listeners.stream()
+                .flatMap(listener -> listener.events().stream().map(type -> Map.entry(type.name(), listener)))
+                .collect(Collectors.groupingBy(Map.Entry::getKey,
+                        Collectors.mapping(entry -> (ActivitiEventListener) entry.getValue(), Collectors.toList()))));
         return configuration;
     }
 
