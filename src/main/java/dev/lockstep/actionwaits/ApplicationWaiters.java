@@ -1,7 +1,7 @@
 package dev.lockstep.actionwaits;
 
 import dev.lockstep.platform.StartupCheckFailure;
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.web.ApiException;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;

@@ -1,9 +1,9 @@
 package dev.lockstep.approval;
 
-import dev.lockstep.security.Caller;
-import dev.lockstep.web.ApiException;
-import dev.lockstep.workflow.ApprovalProcess.OpenTask;
+import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.workflow.ApprovalProcess.OpenTask;
 import dev.lockstep.workflow.Countersign;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;

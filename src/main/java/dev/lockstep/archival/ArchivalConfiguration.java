@@ -7,7 +7,7 @@ import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.StartupCheckFailure;
-import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.persistence.EntityManager;
 import java.time.Clock;

@@ -2,8 +2,8 @@ package dev.lockstep.archival;
 
 import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.platform.ConditionalOnXaMode;
-import dev.lockstep.security.Caller;
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.web.ApiException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;

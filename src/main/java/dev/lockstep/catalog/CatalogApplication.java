@@ -1,6 +1,6 @@
 package dev.lockstep.catalog;
 
-import dev.lockstep.web.ProblemHandler;
+import dev.lockstep.platform.web.ProblemHandler;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;

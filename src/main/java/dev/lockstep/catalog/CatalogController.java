@@ -1,7 +1,7 @@
 package dev.lockstep.catalog;
 
 import dev.lockstep.delivery.PayloadDigest;
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.web.ApiException;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;

@@ -1,7 +1,7 @@
 package dev.lockstep.lockwait;
 
-import dev.lockstep.web.ApiException;
-import dev.lockstep.web.ProblemTranslator;
+import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.platform.web.ProblemTranslator;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;

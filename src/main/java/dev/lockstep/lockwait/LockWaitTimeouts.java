@@ -1,8 +1,8 @@
 package dev.lockstep.lockwait;
 
 import dev.lockstep.lockwait.LockHolders.PreparedHolder;
-import dev.lockstep.web.ApiException;
-import dev.lockstep.web.ProblemTranslator;
+import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.platform.web.ProblemTranslator;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;

@@ -4,7 +4,7 @@ import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.LockstepProperties;
-import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.recovery.CoordinatorLog;
 import dev.lockstep.recovery.DecodedXid;
 import dev.lockstep.xa.AfterTransactionServiceStart;

@@ -1,9 +1,9 @@
 package dev.lockstep.publish;
 
 import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.publish.OutboxStore.EventRow;
-import dev.lockstep.security.Caller;
-import dev.lockstep.web.ApiException;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Size;

@@ -1,8 +1,8 @@
 package dev.lockstep.publish;
 
+import dev.lockstep.platform.audit.AuditTrail;
+import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.publish.OutboxStore.EventRow;
-import dev.lockstep.recovery.AuditTrail;
-import dev.lockstep.web.ApiException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

@@ -10,7 +10,7 @@ import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.LockstepProperties;
-import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Clock;

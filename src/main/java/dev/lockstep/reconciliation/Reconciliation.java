@@ -1,6 +1,6 @@
 package dev.lockstep.reconciliation;
 
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.web.ApiException;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;

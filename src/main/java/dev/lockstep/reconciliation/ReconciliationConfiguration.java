@@ -13,7 +13,7 @@ import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.LockstepProperties;
-import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.todo.TaskProjectionRebuild;
 import dev.lockstep.todo.TaskProjectionRefresh;
 import io.micrometer.core.instrument.MeterRegistry;

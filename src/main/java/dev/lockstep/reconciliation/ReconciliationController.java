@@ -1,8 +1,8 @@
 package dev.lockstep.reconciliation;
 
 import dev.lockstep.platform.ConditionalOnXaMode;
-import dev.lockstep.security.Caller;
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.web.ApiException;
 import java.net.URI;
 import java.util.Arrays;
 import java.util.List;

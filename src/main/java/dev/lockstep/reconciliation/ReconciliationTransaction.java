@@ -1,6 +1,6 @@
 package dev.lockstep.reconciliation;
 
-import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail;
 import jakarta.persistence.EntityManager;
 import java.util.function.Function;
 import org.hibernate.Session;

@@ -1,6 +1,6 @@
 package dev.lockstep.recovery;
 
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.workflow.ActionFence;
 import java.sql.Timestamp;
 import java.time.Clock;

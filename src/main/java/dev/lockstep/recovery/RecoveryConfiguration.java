@@ -9,6 +9,7 @@ import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.xa.XaDataSourceFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;

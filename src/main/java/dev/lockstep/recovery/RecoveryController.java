@@ -1,7 +1,8 @@
 package dev.lockstep.recovery;
 
 import dev.lockstep.platform.ConditionalOnXaMode;
-import dev.lockstep.security.Caller;
+import dev.lockstep.platform.audit.AuditTrail;
+import dev.lockstep.platform.security.Caller;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Instant;

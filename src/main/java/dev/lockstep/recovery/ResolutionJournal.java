@@ -1,5 +1,6 @@
 package dev.lockstep.recovery;
 
+import dev.lockstep.platform.audit.AuditTrail;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.lockstep.recovery;
 
+import dev.lockstep.platform.audit.AuditTrail;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Timestamp;
 import java.time.Clock;

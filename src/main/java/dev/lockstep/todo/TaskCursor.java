@@ -1,6 +1,6 @@
 package dev.lockstep.todo;
 
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.web.ApiException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

@@ -1,8 +1,8 @@
 package dev.lockstep.todo;
 
-import dev.lockstep.security.Caller;
-import dev.lockstep.security.Roles;
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.security.Roles;
+import dev.lockstep.platform.web.ApiException;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.lockstep.usecase;
 
 import dev.lockstep.operations.TransactionLogContext;
-import dev.lockstep.security.Caller;
+import dev.lockstep.platform.security.Caller;
 import java.util.Optional;
 
 /** One running use case, as the code inside its transaction sees it: what it is, who asked, under which key. */

@@ -1,8 +1,8 @@
 package dev.lockstep.usecase;
 
 import dev.lockstep.businessonly.BusinessOnlyTransactions;
-import dev.lockstep.security.Caller;
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.web.ApiException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

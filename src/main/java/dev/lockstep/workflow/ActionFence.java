@@ -1,6 +1,6 @@
 package dev.lockstep.workflow;
 
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.web.ApiException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

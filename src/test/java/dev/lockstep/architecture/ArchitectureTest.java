@@ -63,7 +63,7 @@ class ArchitectureTest {
 
     @Test
     void webAndPlatformSitBelowTheFeatures() {
-        noClasses().that().resideInAnyPackage("dev.lockstep.web..", "dev.lockstep.platform..")
+        noClasses().that().resideInAnyPackage("dev.lockstep.platform.web..", "dev.lockstep.platform..")
                 .should().dependOnClassesThat().resideInAnyPackage(FEATURES)
                 .orShould().dependOnClassesThat().resideInAnyPackage("dev.lockstep.xa..")
                 .check(SERVICE);

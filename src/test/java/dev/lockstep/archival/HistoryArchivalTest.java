@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.chaos.InvariantChecker;
-import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -2,7 +2,7 @@ package dev.lockstep.lockwait;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.web.ApiException;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.CannotAcquireLockException;

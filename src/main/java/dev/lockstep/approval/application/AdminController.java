@@ -1,13 +1,13 @@
 package dev.lockstep.approval.application;
 
 import dev.lockstep.approval.ApplicationView;
-import dev.lockstep.security.Caller;
-import dev.lockstep.security.Roles;
+import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.security.Roles;
+import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.usecase.Target;
 import dev.lockstep.usecase.UseCase;
 import dev.lockstep.usecase.UseCaseResult;
 import dev.lockstep.usecase.UseCaseTransaction;
-import dev.lockstep.web.ApiException;
 import jakarta.validation.Valid;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PathVariable;

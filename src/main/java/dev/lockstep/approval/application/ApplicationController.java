@@ -2,7 +2,7 @@ package dev.lockstep.approval.application;
 
 import dev.lockstep.approval.ApplicationView;
 import dev.lockstep.approval.ApprovalStatus;
-import dev.lockstep.security.Caller;
+import dev.lockstep.platform.security.Caller;
 import dev.lockstep.usecase.Target;
 import dev.lockstep.usecase.UseCase;
 import dev.lockstep.usecase.UseCaseResult;

@@ -1,7 +1,7 @@
 package dev.lockstep.approval.decision;
 
 import dev.lockstep.approval.ApplicationView;
-import dev.lockstep.security.Caller;
+import dev.lockstep.platform.security.Caller;
 import dev.lockstep.usecase.Target;
 import dev.lockstep.usecase.UseCase;
 import dev.lockstep.usecase.UseCaseResult;

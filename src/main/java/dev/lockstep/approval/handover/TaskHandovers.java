@@ -2,18 +2,18 @@ package dev.lockstep.approval.handover;
 
 import static dev.lockstep.approval.RunningApplications.refuseDelegated;
 
-import dev.lockstep.approval.RunningApplications.HeldTask;
 import dev.lockstep.approval.RunningApplications;
+import dev.lockstep.approval.RunningApplications.HeldTask;
 import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.approval.handover.TaskHandover.Kind;
-import dev.lockstep.security.Caller;
-import dev.lockstep.security.Roles;
+import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.security.Roles;
+import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.todo.TaskProjection;
 import dev.lockstep.todo.TaskView;
 import dev.lockstep.usecase.UseCaseCall;
-import dev.lockstep.web.ApiException;
-import dev.lockstep.workflow.ApprovalProcess.OpenTask;
 import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.workflow.ApprovalProcess.OpenTask;
 import java.time.Clock;
 import java.time.Instant;
 import org.slf4j.Logger;

@@ -2,7 +2,7 @@ package dev.lockstep.approval.trail;
 
 import dev.lockstep.approval.Application;
 import dev.lockstep.approval.trail.ApplicationEvent.Kind;
-import dev.lockstep.recovery.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.usecase.UseCaseCall;
 import dev.lockstep.workflow.ApprovalProcess.OpenTask;
 import jakarta.persistence.EntityManager;

@@ -1,4 +1,4 @@
-package dev.lockstep.recovery;
+package dev.lockstep.platform.audit;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

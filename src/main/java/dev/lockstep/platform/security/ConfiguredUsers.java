@@ -1,4 +1,4 @@
-package dev.lockstep.security;
+package dev.lockstep.platform.security;
 
 import dev.lockstep.platform.StartupCheckFailure;
 import java.util.ArrayList;

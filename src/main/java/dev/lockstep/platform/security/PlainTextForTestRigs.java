@@ -1,4 +1,4 @@
-package dev.lockstep.security;
+package dev.lockstep.platform.security;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,4 +1,4 @@
-package dev.lockstep.security;
+package dev.lockstep.platform.security;
 
 /** The roles Lockstep knows. Approvers also carry the candidate groups their tasks are offered to. */
 public final class Roles {

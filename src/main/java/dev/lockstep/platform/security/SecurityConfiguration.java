@@ -1,9 +1,9 @@
-package dev.lockstep.security;
+package dev.lockstep.platform.security;
 
 import dev.lockstep.platform.StartupCheckFailure;
-import dev.lockstep.security.browser.BrowserSession;
-import dev.lockstep.security.login.LoginThrottle;
-import dev.lockstep.security.login.LoginThrottleFilter;
+import dev.lockstep.platform.security.browser.BrowserSession;
+import dev.lockstep.platform.security.login.LoginThrottle;
+import dev.lockstep.platform.security.login.LoginThrottleFilter;
 import jakarta.servlet.DispatcherType;
 import java.time.Duration;
 import java.util.ArrayList;

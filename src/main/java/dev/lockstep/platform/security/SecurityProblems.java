@@ -1,4 +1,4 @@
-package dev.lockstep.security;
+package dev.lockstep.platform.security;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,4 +1,4 @@
-package dev.lockstep.security;
+package dev.lockstep.platform.security;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;

@@ -1,4 +1,4 @@
-package dev.lockstep.web;
+package dev.lockstep.platform.web;
 
 import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.RequestDispatcher;

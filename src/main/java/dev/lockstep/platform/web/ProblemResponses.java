@@ -1,4 +1,4 @@
-package dev.lockstep.web;
+package dev.lockstep.platform.web;
 
 import java.net.URI;
 import org.springframework.http.HttpStatusCode;

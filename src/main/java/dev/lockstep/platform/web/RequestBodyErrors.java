@@ -1,6 +1,6 @@
-package dev.lockstep.web;
+package dev.lockstep.platform.web;
 
-import dev.lockstep.web.input.ControlCharacterException;
+import dev.lockstep.platform.web.input.ControlCharacterException;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.springframework.http.converter.HttpMessageNotReadableException;

@@ -1,4 +1,4 @@
-package dev.lockstep.security;
+package dev.lockstep.platform.security;
 
 import static dev.lockstep.support.ServiceProcess.basic;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package dev.lockstep.security;
+package dev.lockstep.platform.security;
 
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;

@@ -1,4 +1,4 @@
-package dev.lockstep.security.browser;
+package dev.lockstep.platform.security.browser;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;

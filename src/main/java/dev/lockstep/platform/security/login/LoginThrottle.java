@@ -1,4 +1,4 @@
-package dev.lockstep.security.login;
+package dev.lockstep.platform.security.login;
 
 import dev.lockstep.platform.StartupCheckFailure;
 import io.github.bucket4j.Bucket;

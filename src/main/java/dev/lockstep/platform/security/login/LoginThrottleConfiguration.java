@@ -1,4 +1,4 @@
-package dev.lockstep.security.login;
+package dev.lockstep.platform.security.login;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;

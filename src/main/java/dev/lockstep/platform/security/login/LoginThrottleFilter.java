@@ -1,6 +1,6 @@
-package dev.lockstep.security.login;
+package dev.lockstep.platform.security.login;
 
-import dev.lockstep.security.SecurityProblems;
+import dev.lockstep.platform.security.SecurityProblems;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

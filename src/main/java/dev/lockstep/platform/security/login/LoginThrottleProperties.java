@@ -1,4 +1,4 @@
-package dev.lockstep.security.login;
+package dev.lockstep.platform.security.login;
 
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;

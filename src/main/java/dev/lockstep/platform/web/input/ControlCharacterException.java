@@ -1,4 +1,4 @@
-package dev.lockstep.web.input;
+package dev.lockstep.platform.web.input;
 
 import tools.jackson.core.JsonParser;
 import tools.jackson.databind.exc.MismatchedInputException;

@@ -1,4 +1,4 @@
-package dev.lockstep.web.input;
+package dev.lockstep.platform.web.input;
 
 /**
  * Which characters no text the service accepts may hold. Control characters (C0 except tab, line

@@ -1,4 +1,4 @@
-package dev.lockstep.web.input;
+package dev.lockstep.platform.web.input;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

@@ -1,6 +1,6 @@
-package dev.lockstep.web.input;
+package dev.lockstep.platform.web.input;
 
-import dev.lockstep.web.ApiException;
+import dev.lockstep.platform.web.ApiException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.Map;
@@ -10,7 +10,7 @@ import org.springframework.web.servlet.HandlerMapping;
 /**
  * Query parameters and path variables with a control character are refused with 400
  * VALIDATION_FAILED naming the parameter. Runs after handler mapping, so the path variables are known,
- * and before argument binding; what it throws is rendered by {@link dev.lockstep.web.ProblemHandler}.
+ * and before argument binding; what it throws is rendered by {@link dev.lockstep.platform.web.ProblemHandler}.
  */
 final class RequestParameterCheck implements HandlerInterceptor {
 

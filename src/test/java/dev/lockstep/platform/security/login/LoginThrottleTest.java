@@ -1,4 +1,4 @@
-package dev.lockstep.security.login;
+package dev.lockstep.platform.security.login;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

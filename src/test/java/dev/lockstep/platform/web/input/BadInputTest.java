@@ -1,4 +1,4 @@
-package dev.lockstep.web.input;
+package dev.lockstep.platform.web.input;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
