@@ -15,15 +15,15 @@ import subprocess
 import sys
 
 CATEGORIES = [
-    ("coordinator log (write + force)", ("dev/lockstep/xa/log/", "com/atomikos/recovery/")),
+    ("coordinator log (write + force)", ("dev/lockstep/transactions/xa/log/", "com/atomikos/recovery/")),
     ("XA prepare (PREPARE TRANSACTION)", ("org/postgresql/xa/PGXAConnection.prepare",)),
     ("XA commit (COMMIT PREPARED / one-phase)", ("org/postgresql/xa/PGXAConnection.commit",)),
     ("XA start / end / rollback", ("org/postgresql/xa/PGXAConnection.start", "org/postgresql/xa/PGXAConnection.end",
                                    "org/postgresql/xa/PGXAConnection.rollback")),
-    ("pool borrow + validation (Agroal, Hikari)", ("dev/lockstep/xa/XaPool.getConnection",
+    ("pool borrow + validation (Agroal, Hikari)", ("dev/lockstep/transactions/xa/XaPool.getConnection",
                                                    "com/zaxxer/hikari/HikariDataSource.getConnection")),
     ("intent journal", ("dev/lockstep/recovery/IntentJournal",)),
-    ("action fence", ("dev/lockstep/workflow/ActionFence",)),
+    ("action fence", ("dev/lockstep/transactions/workflow/ActionFence",)),
     ("engine (Activiti + its MyBatis statements)", ("org/activiti/",)),
     ("JPA (Hibernate + its statements)", ("org/hibernate/",)),
     ("other JDBC statements", ("org/postgresql/",)),

@@ -1,6 +1,6 @@
 package dev.lockstep.approval;
 
-import dev.lockstep.workflow.Countersign;
+import dev.lockstep.transactions.workflow.Countersign;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;

@@ -1,6 +1,6 @@
 package dev.lockstep.approval;
 
-import dev.lockstep.workflow.Countersign;
+import dev.lockstep.transactions.workflow.Countersign;
 import java.math.BigDecimal;
 import java.time.Instant;
 

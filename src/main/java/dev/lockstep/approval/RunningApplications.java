@@ -1,15 +1,15 @@
 package dev.lockstep.approval;
 
-import dev.lockstep.actionwaits.ApplicationWaiters;
 import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.publish.Outbox;
 import dev.lockstep.todo.TaskProjectionRefresh;
-import dev.lockstep.workflow.ActionFence;
-import dev.lockstep.workflow.ApprovalProcess;
-import dev.lockstep.workflow.ApprovalProcess.OpenTask;
+import dev.lockstep.transactions.contention.ApplicationWaiters;
+import dev.lockstep.transactions.workflow.ActionFence;
+import dev.lockstep.transactions.workflow.ApprovalProcess;
+import dev.lockstep.transactions.workflow.ApprovalProcess.OpenTask;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;

@@ -2,9 +2,9 @@ package dev.lockstep.approval;
 
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
-import dev.lockstep.workflow.ApprovalProcess;
-import dev.lockstep.workflow.ApprovalProcess.OpenTask;
-import dev.lockstep.workflow.Countersign;
+import dev.lockstep.transactions.workflow.ApprovalProcess;
+import dev.lockstep.transactions.workflow.ApprovalProcess.OpenTask;
+import dev.lockstep.transactions.workflow.Countersign;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.lockstep.approval;
 
-import dev.lockstep.workflow.ApprovalProcess.OpenTask;
+import dev.lockstep.transactions.workflow.ApprovalProcess.OpenTask;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.springframework.stereotype.Component;

@@ -3,7 +3,7 @@ package dev.lockstep.archival;
 import dev.lockstep.archive.ArchivedProcess;
 import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.platform.audit.AuditTrail;
-import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.transactions.workflow.ApprovalProcess;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

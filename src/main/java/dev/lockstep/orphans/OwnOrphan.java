@@ -1,6 +1,6 @@
 package dev.lockstep.orphans;
 
-import dev.lockstep.recovery.DecodedXid;
+import dev.lockstep.transactions.xa.DecodedXid;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;

@@ -25,7 +25,7 @@ public record LockstepProperties(
         EXTERNAL,
         /**
          * No XA: business and ACT_* tables in one database under a local transaction
-         * ({@code dev.lockstep.singledb}); {@code lockstep.db.single.url}, or one embedded server when unset.
+         * ({@code dev.lockstep.transactions.singledatabase}); {@code lockstep.db.single.url}, or one embedded server when unset.
          */
         SINGLE
     }

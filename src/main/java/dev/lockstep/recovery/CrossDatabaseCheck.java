@@ -1,7 +1,7 @@
 package dev.lockstep.recovery;
 
 import dev.lockstep.platform.web.ApiException;
-import dev.lockstep.workflow.ActionFence;
+import dev.lockstep.transactions.workflow.ActionFence;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;

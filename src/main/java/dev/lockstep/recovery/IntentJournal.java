@@ -3,7 +3,7 @@ package dev.lockstep.recovery;
 import com.atomikos.icatch.CompositeTransaction;
 import com.atomikos.icatch.config.Configuration;
 import com.atomikos.icatch.jta.UserTransactionManager;
-import dev.lockstep.usecase.IntentJournaling;
+import dev.lockstep.transactions.usecase.IntentJournaling;
 import jakarta.transaction.RollbackException;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;

@@ -20,7 +20,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @EnableConfigurationProperties({LockstepProperties.class, RecoveryProperties.class})
 public class NodeIdentityConfiguration {
 
-    /** A {@link dev.lockstep.xa.BeforeRecovery}: no recovery pass before the name is ours. */
+    /** A {@link dev.lockstep.transactions.xa.BeforeRecovery}: no recovery pass before the name is ours. */
     @Bean(destroyMethod = "release")
     TransactionManagerLease transactionManagerNameLease(LockstepProperties lockstep, RecoveryProperties recovery,
             DatabaseEndpoints endpoints, FlywayMigrationInitializer migrated) {

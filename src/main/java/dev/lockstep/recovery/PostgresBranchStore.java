@@ -1,5 +1,6 @@
 package dev.lockstep.recovery;
 
+import dev.lockstep.transactions.xa.PgGidCodec;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -1,5 +1,6 @@
 package dev.lockstep.recovery;
 
+import dev.lockstep.transactions.xa.DecodedXid;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

@@ -10,7 +10,7 @@ import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.audit.AuditTrail;
-import dev.lockstep.xa.XaDataSourceFactory;
+import dev.lockstep.transactions.xa.XaDataSourceFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,6 +3,7 @@ package dev.lockstep.recovery;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.platform.security.Caller;
+import dev.lockstep.transactions.xa.DecodedXid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Instant;

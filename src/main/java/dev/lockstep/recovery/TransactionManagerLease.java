@@ -2,7 +2,7 @@ package dev.lockstep.recovery;
 
 import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.StartupCheckFailure;
-import dev.lockstep.xa.BeforeRecovery;
+import dev.lockstep.transactions.xa.BeforeRecovery;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;

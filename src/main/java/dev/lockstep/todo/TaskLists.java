@@ -1,7 +1,7 @@
 package dev.lockstep.todo;
 
-import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.platform.security.Caller;
+import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 

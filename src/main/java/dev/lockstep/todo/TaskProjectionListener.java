@@ -1,6 +1,6 @@
 package dev.lockstep.todo;
 
-import dev.lockstep.workflow.EngineEventListener;
+import dev.lockstep.transactions.workflow.EngineEventListener;
 import java.util.List;
 import org.activiti.engine.delegate.event.ActivitiEntityEvent;
 import org.activiti.engine.delegate.event.ActivitiEvent;

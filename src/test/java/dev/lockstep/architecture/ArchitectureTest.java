@@ -17,9 +17,9 @@ import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.lockstep.approval.RunningApplications;
-import dev.lockstep.businessonly.BusinessOnlyTransactions;
-import dev.lockstep.workflow.ActionFence;
-import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
+import dev.lockstep.transactions.workflow.ActionFence;
+import dev.lockstep.transactions.workflow.ApprovalProcess;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -34,8 +34,8 @@ import org.springframework.transaction.annotation.Transactional;
 class ArchitectureTest {
 
     /** Packages that hold use cases or their parts; the platform, web, security and operations sit below them. */
-    private static final String[] FEATURES = {"dev.lockstep.approval..", "dev.lockstep.todo..", "dev.lockstep.workflow..",
-            "dev.lockstep.recovery..", "dev.lockstep.usecase..", "dev.lockstep.singledb..", "dev.lockstep.publish..",
+    private static final String[] FEATURES = {"dev.lockstep.approval..", "dev.lockstep.todo..", "dev.lockstep.transactions.workflow..",
+            "dev.lockstep.recovery..", "dev.lockstep.transactions.usecase..", "dev.lockstep.transactions.singledatabase..", "dev.lockstep.publish..",
             "dev.lockstep.catalog..", "dev.lockstep.reconciliation..", "dev.lockstep.delivery..", "dev.lockstep.archive..",
             "dev.lockstep.archival.."};
 
@@ -65,7 +65,7 @@ class ArchitectureTest {
     void webAndPlatformSitBelowTheFeatures() {
         noClasses().that().resideInAnyPackage("dev.lockstep.platform.web..", "dev.lockstep.platform..")
                 .should().dependOnClassesThat().resideInAnyPackage(FEATURES)
-                .orShould().dependOnClassesThat().resideInAnyPackage("dev.lockstep.xa..")
+                .orShould().dependOnClassesThat().resideInAnyPackage("dev.lockstep.transactions.xa..")
                 .check(SERVICE);
     }
 
@@ -88,7 +88,7 @@ class ArchitectureTest {
 
     @Test
     void noUseCaseDependsOnTheDeliveryPackage() {
-        noClasses().that().resideInAnyPackage("dev.lockstep.approval..", "dev.lockstep.usecase..", "dev.lockstep.workflow..",
+        noClasses().that().resideInAnyPackage("dev.lockstep.approval..", "dev.lockstep.transactions.usecase..", "dev.lockstep.transactions.workflow..",
                         "dev.lockstep.todo..", "dev.lockstep.recovery..")
                 .should().dependOnClassesThat().resideInAPackage("dev.lockstep.delivery..")
                 .check(SERVICE);
@@ -99,8 +99,8 @@ class ArchitectureTest {
      * names it, and such work lives only here. The manager's name is a constant (inlined by the compiler),
      * so the rule reads the annotations that name it rather than a class dependency.
      */
-    private static final String[] BUSINESS_ONLY_WORK = {"dev.lockstep.businessonly..", "dev.lockstep.usecase..",
-            "dev.lockstep.todo..", "dev.lockstep.approval.application..", "dev.lockstep.singledb.."};
+    private static final String[] BUSINESS_ONLY_WORK = {"dev.lockstep.transactions.businessonly..", "dev.lockstep.transactions.usecase..",
+            "dev.lockstep.todo..", "dev.lockstep.approval.application..", "dev.lockstep.transactions.singledatabase.."};
 
     @Test
     void onlyBusinessOnlyWorkNamesTheLocalTransactionManager() {

@@ -8,7 +8,7 @@ import dev.lockstep.deadlines.DeadlineProperties.FinalAction;
 import dev.lockstep.deadlines.DeadlineProperties.StepPolicy;
 import dev.lockstep.deadlines.DeadlineProperties.Timing;
 import dev.lockstep.platform.StartupCheckFailure;
-import dev.lockstep.workflow.JobExecutorSettings;
+import dev.lockstep.transactions.workflow.JobExecutorSettings;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package dev.lockstep.orphans;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.recovery.DecodedXid;
+import dev.lockstep.transactions.xa.DecodedXid;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.platform.DatabaseEndpoints;
-import dev.lockstep.recovery.DecodedXid;
-import dev.lockstep.recovery.PgGidCodec;
 import dev.lockstep.recovery.PreparedBranches;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.ServiceProcess;
 import dev.lockstep.support.TestDatabases;
+import dev.lockstep.transactions.xa.DecodedXid;
+import dev.lockstep.transactions.xa.PgGidCodec;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

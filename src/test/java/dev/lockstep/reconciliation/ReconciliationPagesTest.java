@@ -8,7 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
-import dev.lockstep.workflow.ActionFence;
+import dev.lockstep.transactions.workflow.ActionFence;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

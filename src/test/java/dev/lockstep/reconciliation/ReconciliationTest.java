@@ -6,7 +6,7 @@ import com.atomikos.icatch.jta.UserTransactionManager;
 import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
-import dev.lockstep.workflow.ActionFence;
+import dev.lockstep.transactions.workflow.ActionFence;
 import java.util.List;
 import java.util.Map;
 import org.activiti.engine.RuntimeService;

@@ -1,5 +1,7 @@
 package dev.lockstep.recovery;
 
+import dev.lockstep.transactions.xa.DecodedXid;
+import dev.lockstep.transactions.xa.PgGidCodec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;

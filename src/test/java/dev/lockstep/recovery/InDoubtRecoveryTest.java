@@ -1,5 +1,6 @@
 package dev.lockstep.recovery;
 
+import dev.lockstep.transactions.xa.DecodedXid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,7 +1,7 @@
 package dev.lockstep.approval.application;
 
 import dev.lockstep.approval.RiskLevel;
-import dev.lockstep.workflow.Countersign;
+import dev.lockstep.transactions.workflow.Countersign;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Digits;

@@ -2,10 +2,10 @@ package dev.lockstep.approval.countersign;
 
 import dev.lockstep.approval.ApplicationView;
 import dev.lockstep.approval.handover.HandoverRequest;
-import dev.lockstep.usecase.Target;
-import dev.lockstep.usecase.UseCase;
-import dev.lockstep.usecase.UseCaseResult;
-import dev.lockstep.usecase.UseCaseTransaction;
+import dev.lockstep.transactions.usecase.Target;
+import dev.lockstep.transactions.usecase.UseCase;
+import dev.lockstep.transactions.usecase.UseCaseResult;
+import dev.lockstep.transactions.usecase.UseCaseTransaction;
 import jakarta.validation.Valid;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PathVariable;

@@ -1,6 +1,6 @@
 package dev.lockstep.approval.decision;
 
-import dev.lockstep.workflow.ReturnMode;
+import dev.lockstep.transactions.workflow.ReturnMode;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;

@@ -2,11 +2,11 @@ package dev.lockstep.approval.decision;
 
 import dev.lockstep.approval.ApplicationView;
 import dev.lockstep.platform.security.Caller;
-import dev.lockstep.usecase.Target;
-import dev.lockstep.usecase.UseCase;
-import dev.lockstep.usecase.UseCaseResult;
-import dev.lockstep.usecase.UseCaseTransaction;
-import dev.lockstep.workflow.ReturnTarget;
+import dev.lockstep.transactions.usecase.Target;
+import dev.lockstep.transactions.usecase.UseCase;
+import dev.lockstep.transactions.usecase.UseCaseResult;
+import dev.lockstep.transactions.usecase.UseCaseTransaction;
+import dev.lockstep.transactions.workflow.ReturnTarget;
 import jakarta.validation.Valid;
 import java.util.List;
 import org.springframework.http.ResponseEntity;

@@ -1,11 +1,11 @@
 package dev.lockstep.approval.handover;
 
 import dev.lockstep.todo.TaskView;
-import dev.lockstep.usecase.Target;
-import dev.lockstep.usecase.UseCase;
-import dev.lockstep.usecase.UseCaseCall;
-import dev.lockstep.usecase.UseCaseResult;
-import dev.lockstep.usecase.UseCaseTransaction;
+import dev.lockstep.transactions.usecase.Target;
+import dev.lockstep.transactions.usecase.UseCase;
+import dev.lockstep.transactions.usecase.UseCaseCall;
+import dev.lockstep.transactions.usecase.UseCaseResult;
+import dev.lockstep.transactions.usecase.UseCaseTransaction;
 import jakarta.validation.Valid;
 import java.util.function.Function;
 import org.springframework.http.ResponseEntity;

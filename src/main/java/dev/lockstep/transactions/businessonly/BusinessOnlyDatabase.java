@@ -1,4 +1,4 @@
-package dev.lockstep.businessonly;
+package dev.lockstep.transactions.businessonly;
 
 import jakarta.persistence.EntityManagerFactory;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package dev.lockstep.businessonly;
+package dev.lockstep.transactions.businessonly;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;

@@ -1,4 +1,4 @@
-package dev.lockstep.businessonly;
+package dev.lockstep.transactions.businessonly;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;

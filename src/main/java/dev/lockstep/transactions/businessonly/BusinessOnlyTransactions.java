@@ -1,4 +1,4 @@
-package dev.lockstep.businessonly;
+package dev.lockstep.transactions.businessonly;
 
 /**
  * Work that reads or writes the business database alone has nothing for a coordinator to decide, yet

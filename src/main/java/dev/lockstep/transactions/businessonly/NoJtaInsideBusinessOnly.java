@@ -1,4 +1,4 @@
-package dev.lockstep.businessonly;
+package dev.lockstep.transactions.businessonly;
 
 import javax.sql.DataSource;
 import org.springframework.transaction.IllegalTransactionStateException;

@@ -1,4 +1,4 @@
-package dev.lockstep.actionwaits;
+package dev.lockstep.transactions.contention;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;

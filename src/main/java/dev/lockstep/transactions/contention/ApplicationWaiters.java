@@ -1,4 +1,4 @@
-package dev.lockstep.actionwaits;
+package dev.lockstep.transactions.contention;
 
 import dev.lockstep.platform.StartupCheckFailure;
 import dev.lockstep.platform.web.ApiException;

@@ -1,4 +1,4 @@
-package dev.lockstep.lockwait;
+package dev.lockstep.transactions.contention;
 
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.platform.web.ProblemTranslator;

@@ -1,10 +1,10 @@
-package dev.lockstep.lockwait;
+package dev.lockstep.transactions.contention;
 
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.DatabaseVendor;
-import dev.lockstep.recovery.DecodedXid;
-import dev.lockstep.recovery.PgGidCodec;
+import dev.lockstep.transactions.xa.DecodedXid;
+import dev.lockstep.transactions.xa.PgGidCodec;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,8 +1,8 @@
-package dev.lockstep.lockwait;
+package dev.lockstep.transactions.contention;
 
-import dev.lockstep.lockwait.LockHolders.PreparedHolder;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.platform.web.ProblemTranslator;
+import dev.lockstep.transactions.contention.LockHolders.PreparedHolder;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;

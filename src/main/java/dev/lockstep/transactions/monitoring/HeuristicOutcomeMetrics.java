@@ -1,4 +1,4 @@
-package dev.lockstep.operations;
+package dev.lockstep.transactions.monitoring;
 
 import com.atomikos.icatch.event.Event;
 import com.atomikos.icatch.event.EventListener;

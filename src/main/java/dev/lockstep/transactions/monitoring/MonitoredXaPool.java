@@ -1,7 +1,7 @@
-package dev.lockstep.operations;
+package dev.lockstep.transactions.monitoring;
 
-import dev.lockstep.xa.XaPool;
 import dev.lockstep.platform.DatabaseSettings;
+import dev.lockstep.transactions.xa.XaPool;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

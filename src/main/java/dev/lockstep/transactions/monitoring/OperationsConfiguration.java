@@ -1,10 +1,10 @@
-package dev.lockstep.operations;
+package dev.lockstep.transactions.monitoring;
 
 import com.atomikos.icatch.jta.UserTransactionManager;
-import dev.lockstep.xa.XaPool;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.transactions.xa.XaPool;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import org.springframework.beans.factory.annotation.Qualifier;

@@ -1,4 +1,4 @@
-package dev.lockstep.operations;
+package dev.lockstep.transactions.monitoring;
 
 import java.sql.SQLException;
 import java.util.regex.Pattern;

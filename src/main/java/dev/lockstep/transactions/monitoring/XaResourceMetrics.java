@@ -1,4 +1,4 @@
-package dev.lockstep.operations;
+package dev.lockstep.transactions.monitoring;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

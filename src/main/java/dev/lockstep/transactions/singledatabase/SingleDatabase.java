@@ -1,4 +1,4 @@
-package dev.lockstep.singledb;
+package dev.lockstep.transactions.singledatabase;
 
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.EmbeddedPostgresServers;

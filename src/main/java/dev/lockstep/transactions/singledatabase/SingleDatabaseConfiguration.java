@@ -1,9 +1,9 @@
-package dev.lockstep.singledb;
+package dev.lockstep.transactions.singledatabase;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
 import jakarta.persistence.EntityManagerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;

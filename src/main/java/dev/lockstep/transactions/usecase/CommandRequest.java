@@ -1,4 +1,4 @@
-package dev.lockstep.usecase;
+package dev.lockstep.transactions.usecase;
 
 /**
  * What identifies one client command for replay: its key, what it does, to which object, by whom,

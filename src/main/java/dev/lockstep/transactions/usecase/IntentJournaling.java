@@ -1,4 +1,4 @@
-package dev.lockstep.usecase;
+package dev.lockstep.transactions.usecase;
 
 /**
  * Records which business operation the current global transaction carries, where a DBA can read it

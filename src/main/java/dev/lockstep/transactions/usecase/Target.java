@@ -1,4 +1,4 @@
-package dev.lockstep.usecase;
+package dev.lockstep.transactions.usecase;
 
 /** What a use case acts on, as the command record names it: an application or a task, by id. */
 public record Target(String type, String id) {

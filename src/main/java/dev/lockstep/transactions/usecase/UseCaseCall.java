@@ -1,7 +1,7 @@
-package dev.lockstep.usecase;
+package dev.lockstep.transactions.usecase;
 
-import dev.lockstep.operations.TransactionLogContext;
 import dev.lockstep.platform.security.Caller;
+import dev.lockstep.transactions.monitoring.TransactionLogContext;
 import java.util.Optional;
 
 /** One running use case, as the code inside its transaction sees it: what it is, who asked, under which key. */

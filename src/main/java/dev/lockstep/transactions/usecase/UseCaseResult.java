@@ -1,4 +1,4 @@
-package dev.lockstep.usecase;
+package dev.lockstep.transactions.usecase;
 
 import org.springframework.http.HttpStatus;
 

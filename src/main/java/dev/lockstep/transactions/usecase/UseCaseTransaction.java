@@ -1,8 +1,8 @@
-package dev.lockstep.usecase;
+package dev.lockstep.transactions.usecase;
 
-import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,4 +1,4 @@
-package dev.lockstep.usecase;
+package dev.lockstep.transactions.usecase;
 
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;

@@ -1,4 +1,4 @@
-package dev.lockstep.usecase;
+package dev.lockstep.transactions.usecase;
 
 import java.time.Instant;
 import org.springframework.data.jpa.repository.JpaRepository;

@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 import dev.lockstep.platform.web.ApiException;
 import java.time.Duration;

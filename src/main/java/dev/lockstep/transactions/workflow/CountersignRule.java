@@ -1,6 +1,6 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
-import dev.lockstep.workflow.Countersign.Policy;
+import dev.lockstep.transactions.workflow.Countersign.Policy;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Collection;

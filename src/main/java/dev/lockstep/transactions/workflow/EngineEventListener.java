@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 import java.util.List;
 import org.activiti.engine.delegate.event.ActivitiEventListener;

@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 import org.activiti.engine.impl.cfg.IdGenerator;
 import org.activiti.engine.impl.history.HistoryLevel;

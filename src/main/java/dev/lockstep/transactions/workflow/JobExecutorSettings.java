@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 import dev.lockstep.platform.StartupCheckFailure;
 import java.time.Duration;

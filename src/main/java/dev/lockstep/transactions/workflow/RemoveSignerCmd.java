@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 import org.activiti.engine.ActivitiException;
 import org.activiti.engine.impl.context.Context;

@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 /**
  * What happens after the step an application was returned to is redone (seed 003: "go back through

@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 import org.activiti.engine.delegate.DelegateExecution;
 import org.springframework.stereotype.Component;

@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 /** An earlier step a task may be returned to: a user task, or the fork of a parallel section (both branches re-run). */
 public record ReturnTarget(String id, String name) {

@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 import javax.el.ExpressionFactory;
 import org.activiti.engine.delegate.VariableScope;

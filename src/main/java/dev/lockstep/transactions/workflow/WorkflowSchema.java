@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 import javax.sql.DataSource;
 import org.activiti.engine.ProcessEngine;

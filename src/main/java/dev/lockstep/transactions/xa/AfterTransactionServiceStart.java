@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
 /**
  * Startup work that reads the coordinator log through the started transaction service and must finish

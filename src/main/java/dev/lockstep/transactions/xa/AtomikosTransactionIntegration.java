@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
 import com.atomikos.icatch.jta.TransactionManagerImp;
 import com.atomikos.icatch.jta.TransactionSynchronizationRegistryImp;

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
 /**
  * Startup work that must be done before the transaction manager starts and runs its first recovery

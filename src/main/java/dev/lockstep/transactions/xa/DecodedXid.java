@@ -1,4 +1,4 @@
-package dev.lockstep.recovery;
+package dev.lockstep.transactions.xa;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
 import io.agroal.api.transaction.TransactionAware;
 import javax.transaction.xa.XAException;

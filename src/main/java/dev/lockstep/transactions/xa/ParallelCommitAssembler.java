@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
 import com.atomikos.icatch.CompositeTransactionManager;
 import com.atomikos.icatch.SysException;
@@ -126,7 +126,7 @@ public final class ParallelCommitAssembler implements Assembler {
         ServiceLoader.load(OltpLogFactory.class, Configuration.class.getClassLoader()).forEach(factories::add);
         if (factories.size() != 1) {
             throw new SysException("expected exactly one " + OltpLogFactory.class.getName() + " service on the class path"
-                    + " (Lockstep's dev.lockstep.xa.log.GroupCommitLogFactory), found " + factories);
+                    + " (Lockstep's dev.lockstep.transactions.xa.log.GroupCommitLogFactory), found " + factories);
         }
         return factories.get(0).createOltpLog();
     }

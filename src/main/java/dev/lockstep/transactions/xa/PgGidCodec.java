@@ -1,4 +1,4 @@
-package dev.lockstep.recovery;
+package dev.lockstep.transactions.xa;
 
 import java.util.Base64;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
 import com.atomikos.datasource.xa.jdbc.JdbcTransactionalResource;
 import javax.sql.XADataSource;

@@ -1,6 +1,6 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
-import dev.lockstep.xa.XaPhaseTimers.Phase;
+import dev.lockstep.transactions.xa.XaPhaseTimers.Phase;
 import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;

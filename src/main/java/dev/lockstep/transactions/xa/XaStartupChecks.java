@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.approval.ApplicationRepository;
-import dev.lockstep.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.xa.XaPool;
+import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
+import dev.lockstep.transactions.xa.XaPool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

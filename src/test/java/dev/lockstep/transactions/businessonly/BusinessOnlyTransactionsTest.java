@@ -1,4 +1,4 @@
-package dev.lockstep.businessonly;
+package dev.lockstep.transactions.businessonly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,7 +12,7 @@ import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.security.Roles;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
-import dev.lockstep.workflow.ApprovalProcess;
+import dev.lockstep.transactions.workflow.ApprovalProcess;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;

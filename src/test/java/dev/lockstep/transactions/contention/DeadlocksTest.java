@@ -1,4 +1,4 @@
-package dev.lockstep.lockwait;
+package dev.lockstep.transactions.contention;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

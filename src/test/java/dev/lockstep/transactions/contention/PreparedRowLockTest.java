@@ -1,4 +1,4 @@
-package dev.lockstep.lockwait;
+package dev.lockstep.transactions.contention;
 
 import static dev.lockstep.approval.ApiFlows.complete;
 import static dev.lockstep.approval.ApiFlows.createDraft;
@@ -7,12 +7,12 @@ import static dev.lockstep.approval.ApiFlows.submit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.platform.DatabaseEndpoints;
-import dev.lockstep.recovery.DecodedXid;
-import dev.lockstep.recovery.PgGidCodec;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.xa.XaPool;
+import dev.lockstep.transactions.xa.DecodedXid;
+import dev.lockstep.transactions.xa.PgGidCodec;
+import dev.lockstep.transactions.xa.XaPool;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,4 +1,4 @@
-package dev.lockstep.operations;
+package dev.lockstep.transactions.monitoring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.lockstep.singledb;
+package dev.lockstep.transactions.singledatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.lockstep.workflow;
+package dev.lockstep.transactions.workflow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

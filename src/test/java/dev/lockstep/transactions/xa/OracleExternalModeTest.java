@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
 import static dev.lockstep.support.ServiceProcess.basic;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,7 +34,7 @@ class ParallelCommitAssemblerTest {
         assertThatThrownBy(() -> ParallelCommitAssembler.requireParallelCommit(foreign, threaded2pc("true")))
                 .isInstanceOfSatisfying(StartupCheckFailure.class, failure -> {
                     assertThat(failure.setting()).isEqualTo("lockstep.tm.parallel-commit");
-                    assertThat(failure.getMessage()).contains("another assembler than dev.lockstep.xa.ParallelCommitAssembler")
+                    assertThat(failure.getMessage()).contains("another assembler than dev.lockstep.transactions.xa.ParallelCommitAssembler")
                             .contains("META-INF/services/com.atomikos.icatch.provider.Assembler");
                     assertThat(failure.fix()).contains("executable jar").contains("lockstep.tm.parallel-commit=false");
                 });

@@ -1,4 +1,4 @@
-package dev.lockstep.xa;
+package dev.lockstep.transactions.xa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -129,7 +129,7 @@ class ParallelTwoPhaseCommitTest {
         assertThat(node.jvm().awaitExit(Duration.ofMinutes(3))).as("the startup stops: " + node.log()).isTrue();
         assertThat(node.jvm().exitValue()).isNotZero();
         assertThat(node.log()).contains("lockstep.tm.parallel-commit: is true, but Atomikos assembled its transaction service"
-                + " with another assembler than dev.lockstep.xa.ParallelCommitAssembler")
+                + " with another assembler than dev.lockstep.transactions.xa.ParallelCommitAssembler")
                 .contains("put Lockstep's classes before the Atomikos jars on the class path")
                 .contains("set lockstep.tm.parallel-commit=false");
     }

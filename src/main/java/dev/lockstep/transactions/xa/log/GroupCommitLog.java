@@ -1,4 +1,4 @@
-package dev.lockstep.xa.log;
+package dev.lockstep.transactions.xa.log;
 
 import com.atomikos.recovery.LogException;
 import com.atomikos.recovery.LogReadException;

@@ -1,4 +1,4 @@
-package dev.lockstep.xa.log;
+package dev.lockstep.transactions.xa.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

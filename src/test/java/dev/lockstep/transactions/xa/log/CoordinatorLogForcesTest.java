@@ -1,4 +1,4 @@
-package dev.lockstep.xa.log;
+package dev.lockstep.transactions.xa.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -67,7 +67,7 @@ class CoordinatorLogForcesTest extends UseCaseIntegrationTest {
                     .filter(event -> event.getThread() != null && event.getThread().getJavaName().startsWith("http-nio-"))
                     // the coordinator log's forces, by who forced (Lockstep's log or Atomikos's own), not by path:
                     // Atomikos's configuration is one per JVM, so its log may live under another test context's home
-                    .filter(event -> methods(event).stream().anyMatch(method -> method.startsWith("dev.lockstep.xa.log.")
+                    .filter(event -> methods(event).stream().anyMatch(method -> method.startsWith("dev.lockstep.transactions.xa.log.")
                             || method.startsWith("com.atomikos.recovery.")))
                     // a checkpoint, every checkpoint_interval records, rewrites and forces the whole log: not per request
                     .filter(event -> !methods(event).contains(AppendOnlyLogFile.class.getName() + ".writeCheckpoint"))
