@@ -1,4 +1,4 @@
-package dev.lockstep.orphans;
+package dev.lockstep.recovery.orphans;
 
 import dev.lockstep.transactions.xa.DecodedXid;
 import java.time.Instant;

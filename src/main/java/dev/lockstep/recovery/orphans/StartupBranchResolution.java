@@ -1,4 +1,4 @@
-package dev.lockstep.orphans;
+package dev.lockstep.recovery.orphans;
 
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;

@@ -1,4 +1,4 @@
-package dev.lockstep.orphans;
+package dev.lockstep.recovery.orphans;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
