@@ -4,7 +4,7 @@ import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
-import dev.lockstep.publish.Outbox;
+import dev.lockstep.publishing.outbox.Outbox;
 import dev.lockstep.todo.TaskProjectionRefresh;
 import dev.lockstep.transactions.contention.ApplicationWaiters;
 import dev.lockstep.transactions.workflow.ActionFence;

@@ -1,7 +1,7 @@
 package dev.lockstep.reconciliation;
 
-import dev.lockstep.delivery.CatalogClient;
-import dev.lockstep.delivery.CatalogClient.Lookup;
+import dev.lockstep.publishing.delivery.CatalogClient;
+import dev.lockstep.publishing.delivery.CatalogClient.Lookup;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,6 +1,6 @@
 package dev.lockstep.reconciliation;
 
-import dev.lockstep.delivery.CatalogClient.Lookup;
+import dev.lockstep.publishing.delivery.CatalogClient.Lookup;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

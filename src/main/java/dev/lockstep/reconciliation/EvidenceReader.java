@@ -1,8 +1,8 @@
 package dev.lockstep.reconciliation;
 
 import dev.lockstep.approval.Application;
-import dev.lockstep.delivery.PayloadDigest;
-import dev.lockstep.publish.Outbox;
+import dev.lockstep.publishing.delivery.PayloadDigest;
+import dev.lockstep.publishing.outbox.Outbox;
 import dev.lockstep.reconciliation.Evidence.Binding;
 import dev.lockstep.reconciliation.Evidence.EndedInstance;
 import dev.lockstep.reconciliation.Evidence.Instance;

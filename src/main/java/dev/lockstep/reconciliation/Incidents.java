@@ -1,7 +1,7 @@
 package dev.lockstep.reconciliation;
 
-import dev.lockstep.delivery.CatalogClient;
 import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.publishing.delivery.CatalogClient;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.util.ArrayList;

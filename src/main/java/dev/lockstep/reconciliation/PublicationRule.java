@@ -3,7 +3,7 @@ package dev.lockstep.reconciliation;
 import static dev.lockstep.reconciliation.Classification.INCIDENT;
 import static dev.lockstep.reconciliation.Classification.REPAIRABLE;
 
-import dev.lockstep.delivery.CatalogClient.Lookup;
+import dev.lockstep.publishing.delivery.CatalogClient.Lookup;
 import dev.lockstep.reconciliation.Evidence.OutboxEvent;
 import dev.lockstep.reconciliation.Evidence.Publication;
 import java.util.List;

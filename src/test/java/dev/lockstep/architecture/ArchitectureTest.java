@@ -35,8 +35,8 @@ class ArchitectureTest {
 
     /** Packages that hold use cases or their parts; the platform, web, security and operations sit below them. */
     private static final String[] FEATURES = {"dev.lockstep.approval..", "dev.lockstep.todo..", "dev.lockstep.transactions.workflow..",
-            "dev.lockstep.recovery..", "dev.lockstep.transactions.usecase..", "dev.lockstep.transactions.singledatabase..", "dev.lockstep.publish..",
-            "dev.lockstep.catalog..", "dev.lockstep.reconciliation..", "dev.lockstep.delivery..", "dev.lockstep.archive..",
+            "dev.lockstep.recovery..", "dev.lockstep.transactions.usecase..", "dev.lockstep.transactions.singledatabase..", "dev.lockstep.publishing.outbox..",
+            "dev.lockstep.publishing.catalog..", "dev.lockstep.reconciliation..", "dev.lockstep.publishing.delivery..", "dev.lockstep.archive..",
             "dev.lockstep.archival.."};
 
     private static final JavaClasses SERVICE = new ClassFileImporter()
@@ -79,7 +79,7 @@ class ArchitectureTest {
     /** No remote call inside an XA transaction: only the delivery package talks HTTP, and no use case reaches it. */
     @Test
     void onlyTheDeliveryPackageMakesHttpCalls() {
-        noClasses().that().resideOutsideOfPackage("dev.lockstep.delivery..")
+        noClasses().that().resideOutsideOfPackage("dev.lockstep.publishing.delivery..")
                 .should().dependOnClassesThat().resideInAnyPackage("java.net.http..", "org.springframework.web.client..",
                         "org.springframework.web.reactive.function.client..", "org.apache.hc..", "okhttp3..")
                 .orShould().dependOnClassesThat().haveFullyQualifiedName("java.net.HttpURLConnection")
@@ -90,7 +90,7 @@ class ArchitectureTest {
     void noUseCaseDependsOnTheDeliveryPackage() {
         noClasses().that().resideInAnyPackage("dev.lockstep.approval..", "dev.lockstep.transactions.usecase..", "dev.lockstep.transactions.workflow..",
                         "dev.lockstep.todo..", "dev.lockstep.recovery..")
-                .should().dependOnClassesThat().resideInAPackage("dev.lockstep.delivery..")
+                .should().dependOnClassesThat().resideInAPackage("dev.lockstep.publishing.delivery..")
                 .check(SERVICE);
     }
 

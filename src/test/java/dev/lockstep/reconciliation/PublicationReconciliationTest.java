@@ -6,11 +6,11 @@ import static dev.lockstep.reconciliation.ReconciliationRuns.runAndWait;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.approval.ApiFlows;
-import dev.lockstep.delivery.CatalogClient;
-import dev.lockstep.delivery.PayloadDigest;
-import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.EmbeddedPostgresServers;
-import dev.lockstep.publish.OutboxPublisher;
+import dev.lockstep.publishing.delivery.CatalogClient;
+import dev.lockstep.publishing.delivery.PayloadDigest;
+import dev.lockstep.publishing.delivery.RemoteCallOutsideTransaction;
+import dev.lockstep.publishing.outbox.OutboxPublisher;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
 import java.net.ServerSocket;

@@ -3,7 +3,7 @@ package dev.lockstep.reconciliation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.approval.ApiFlows;
-import dev.lockstep.publish.OutboxPublisher;
+import dev.lockstep.publishing.outbox.OutboxPublisher;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;

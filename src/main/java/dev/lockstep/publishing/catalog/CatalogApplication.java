@@ -1,4 +1,4 @@
-package dev.lockstep.catalog;
+package dev.lockstep.publishing.catalog;
 
 import dev.lockstep.platform.web.ProblemHandler;
 import java.util.Map;

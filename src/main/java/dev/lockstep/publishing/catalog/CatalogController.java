@@ -1,7 +1,7 @@
-package dev.lockstep.catalog;
+package dev.lockstep.publishing.catalog;
 
-import dev.lockstep.delivery.PayloadDigest;
 import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.publishing.delivery.PayloadDigest;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;

@@ -1,4 +1,4 @@
-package dev.lockstep.catalog;
+package dev.lockstep.publishing.catalog;
 
 import dev.lockstep.platform.StartupCheckFailure;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.lockstep.catalog;
+package dev.lockstep.publishing.catalog;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.Counter;

@@ -1,4 +1,4 @@
-package dev.lockstep.catalog;
+package dev.lockstep.publishing.catalog;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

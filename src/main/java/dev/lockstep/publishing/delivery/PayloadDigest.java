@@ -1,4 +1,4 @@
-package dev.lockstep.delivery;
+package dev.lockstep.publishing.delivery;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,4 +1,4 @@
-package dev.lockstep.delivery;
+package dev.lockstep.publishing.delivery;
 
 import jakarta.transaction.Status;
 import jakarta.transaction.SystemException;

@@ -1,4 +1,4 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 /** The delivery state of one outbox event (the CHECK constraint of {@code outbox_event.event_status}). */
 public enum EventStatus {

@@ -1,6 +1,6 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
-import dev.lockstep.publish.OutboxStore.Mark;
+import dev.lockstep.publishing.outbox.OutboxStore.Mark;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

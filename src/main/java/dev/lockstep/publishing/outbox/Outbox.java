@@ -1,4 +1,4 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;

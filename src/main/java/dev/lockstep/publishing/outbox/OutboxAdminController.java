@@ -1,9 +1,9 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
-import dev.lockstep.publish.OutboxStore.EventRow;
+import dev.lockstep.publishing.outbox.OutboxStore.EventRow;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Size;

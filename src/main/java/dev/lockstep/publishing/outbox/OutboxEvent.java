@@ -1,4 +1,4 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;

@@ -1,4 +1,4 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;

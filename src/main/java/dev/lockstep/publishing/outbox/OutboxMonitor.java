@@ -1,4 +1,4 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

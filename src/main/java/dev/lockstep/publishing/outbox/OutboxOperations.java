@@ -1,8 +1,8 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.platform.web.ApiException;
-import dev.lockstep.publish.OutboxStore.EventRow;
+import dev.lockstep.publishing.outbox.OutboxStore.EventRow;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

@@ -1,9 +1,9 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
-import dev.lockstep.delivery.CatalogClient;
-import dev.lockstep.delivery.CatalogClient.Lookup;
-import dev.lockstep.delivery.PayloadDigest;
-import dev.lockstep.publish.OutboxStore.Mark;
+import dev.lockstep.publishing.delivery.CatalogClient;
+import dev.lockstep.publishing.delivery.CatalogClient.Lookup;
+import dev.lockstep.publishing.delivery.PayloadDigest;
+import dev.lockstep.publishing.outbox.OutboxStore.Mark;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;

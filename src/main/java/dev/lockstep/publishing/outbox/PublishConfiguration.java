@@ -1,16 +1,16 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.lockstep.catalog.CatalogConfiguration;
-import dev.lockstep.catalog.CatalogCredential;
-import dev.lockstep.delivery.CatalogClient;
-import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.audit.AuditTrail;
+import dev.lockstep.publishing.catalog.CatalogConfiguration;
+import dev.lockstep.publishing.catalog.CatalogCredential;
+import dev.lockstep.publishing.delivery.CatalogClient;
+import dev.lockstep.publishing.delivery.RemoteCallOutsideTransaction;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Clock;

@@ -1,4 +1,4 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import dev.lockstep.platform.StartupCheckFailure;
 import java.net.URI;

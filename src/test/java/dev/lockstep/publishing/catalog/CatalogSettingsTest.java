@@ -1,4 +1,4 @@
-package dev.lockstep.catalog;
+package dev.lockstep.publishing.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;

@@ -1,10 +1,10 @@
-package dev.lockstep.delivery;
+package dev.lockstep.publishing.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lockstep.catalog.CatalogCredential;
-import dev.lockstep.delivery.RemoteCallOutsideTransaction.RemoteCallInTransactionException;
+import dev.lockstep.publishing.catalog.CatalogCredential;
+import dev.lockstep.publishing.delivery.RemoteCallOutsideTransaction.RemoteCallInTransactionException;
 import dev.lockstep.support.LockstepIntegrationTest;
 import java.net.URI;
 import java.time.Duration;

@@ -1,12 +1,12 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
-import static dev.lockstep.publish.PublishingTest.drain;
+import static dev.lockstep.publishing.outbox.PublishingTest.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.lockstep.catalog.CatalogCredential;
-import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.EmbeddedPostgresServers;
+import dev.lockstep.publishing.catalog.CatalogCredential;
+import dev.lockstep.publishing.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,12 +1,12 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.approval.ApiFlows;
-import dev.lockstep.catalog.CatalogCredential;
-import dev.lockstep.delivery.CatalogClient;
-import dev.lockstep.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.platform.EmbeddedPostgresServers;
+import dev.lockstep.publishing.catalog.CatalogCredential;
+import dev.lockstep.publishing.delivery.CatalogClient;
+import dev.lockstep.publishing.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.TestDatabases;
 import io.micrometer.core.instrument.MeterRegistry;

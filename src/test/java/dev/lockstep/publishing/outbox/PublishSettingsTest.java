@@ -1,4 +1,4 @@
-package dev.lockstep.publish;
+package dev.lockstep.publishing.outbox;
 
 import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -18,7 +18,7 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * The reference asset catalog ({@code dev.lockstep.catalog.CatalogApplication}) as a process of its own,
+ * The reference asset catalog ({@code dev.lockstep.publishing.catalog.CatalogApplication}) as a process of its own,
  * launched from the same packaged jar as the service, on a PostgreSQL database of its own, on a fixed
  * port so a restarted catalog is found where the service was told to look. A catalog of its own does not start
  * without a token: each instance has a random one, which the service is given ({@link #token()}).
@@ -45,7 +45,7 @@ public final class CatalogProcess {
 
     /** Starts the catalog with {@code answerDelay} ({@code lockstep.catalog.answer-delay}, zero: off) and waits until it answers. */
     public void start(Duration answerDelay) {
-        List<String> launch = List.of("-Dloader.main=dev.lockstep.catalog.CatalogApplication", "-cp", jar.toString(), LAUNCHER);
+        List<String> launch = List.of("-Dloader.main=dev.lockstep.publishing.catalog.CatalogApplication", "-cp", jar.toString(), LAUNCHER);
         List<String> args = new ArrayList<>(List.of(
                 "--server.port=" + httpPort,
                 "--lockstep.catalog.db.url=" + database.jdbcUrl(),
