@@ -1,7 +1,7 @@
 package dev.lockstep.approval;
 
 import dev.lockstep.approval.SeparationOfDuties.Handover;
-import dev.lockstep.archive.HistoryArchive;
+import dev.lockstep.history.archive.HistoryArchive;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.publishing.outbox.Outbox;

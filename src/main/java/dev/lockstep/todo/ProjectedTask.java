@@ -1,6 +1,6 @@
 package dev.lockstep.todo;
 
-import dev.lockstep.archive.ArchivedProcess;
+import dev.lockstep.history.archive.ArchivedProcess;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Date;

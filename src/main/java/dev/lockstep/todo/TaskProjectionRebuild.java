@@ -1,6 +1,6 @@
 package dev.lockstep.todo;
 
-import dev.lockstep.archive.HistoryArchive;
+import dev.lockstep.history.archive.HistoryArchive;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.activiti.engine.HistoryService;

@@ -36,8 +36,8 @@ class ArchitectureTest {
     /** Packages that hold use cases or their parts; the platform, web, security and operations sit below them. */
     private static final String[] FEATURES = {"dev.lockstep.approval..", "dev.lockstep.todo..", "dev.lockstep.transactions.workflow..",
             "dev.lockstep.recovery..", "dev.lockstep.transactions.usecase..", "dev.lockstep.transactions.singledatabase..", "dev.lockstep.publishing.outbox..",
-            "dev.lockstep.publishing.catalog..", "dev.lockstep.reconciliation..", "dev.lockstep.publishing.delivery..", "dev.lockstep.archive..",
-            "dev.lockstep.archival.."};
+            "dev.lockstep.publishing.catalog..", "dev.lockstep.reconciliation..", "dev.lockstep.publishing.delivery..", "dev.lockstep.history.archive..",
+            "dev.lockstep.history.archive.."};
 
     private static final JavaClasses SERVICE = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

@@ -1,9 +1,8 @@
-package dev.lockstep.archival;
+package dev.lockstep.history.archive;
 
 import com.github.kagkarlsson.scheduler.task.helper.RecurringTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.github.kagkarlsson.scheduler.task.schedule.FixedDelay;
-import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.StartupCheckFailure;

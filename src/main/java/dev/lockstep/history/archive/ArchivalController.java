@@ -1,6 +1,5 @@
-package dev.lockstep.archival;
+package dev.lockstep.history.archive;
 
-import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;

@@ -1,4 +1,4 @@
-package dev.lockstep.archive;
+package dev.lockstep.history.archive;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,7 +1,5 @@
-package dev.lockstep.archival;
+package dev.lockstep.history.archive;
 
-import dev.lockstep.archive.ArchivedProcess;
-import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.transactions.workflow.ApprovalProcess;
 import io.micrometer.core.instrument.Counter;

@@ -1,4 +1,4 @@
-package dev.lockstep.archive;
+package dev.lockstep.history.archive;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;

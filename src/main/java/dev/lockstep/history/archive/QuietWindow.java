@@ -1,4 +1,4 @@
-package dev.lockstep.archival;
+package dev.lockstep.history.archive;
 
 import java.time.Instant;
 import java.time.ZoneId;

@@ -1,4 +1,4 @@
-package dev.lockstep.retention;
+package dev.lockstep.history.retention;
 
 import com.github.kagkarlsson.scheduler.task.helper.RecurringTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;

@@ -1,4 +1,4 @@
-package dev.lockstep.retention;
+package dev.lockstep.history.retention;
 
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;

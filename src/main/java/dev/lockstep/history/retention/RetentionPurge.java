@@ -1,4 +1,4 @@
-package dev.lockstep.retention;
+package dev.lockstep.history.retention;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Timestamp;

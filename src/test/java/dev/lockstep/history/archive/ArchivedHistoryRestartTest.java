@@ -1,4 +1,4 @@
-package dev.lockstep.archival;
+package dev.lockstep.history.archive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

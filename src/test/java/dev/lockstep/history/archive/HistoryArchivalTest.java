@@ -1,10 +1,9 @@
-package dev.lockstep.archival;
+package dev.lockstep.history.archive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.approval.ApiFlows;
-import dev.lockstep.archive.HistoryArchive;
 import dev.lockstep.chaos.InvariantChecker;
 import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.support.Api;

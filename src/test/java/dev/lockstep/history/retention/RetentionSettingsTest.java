@@ -1,4 +1,4 @@
-package dev.lockstep.retention;
+package dev.lockstep.history.retention;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
