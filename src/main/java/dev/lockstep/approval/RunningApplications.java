@@ -1,11 +1,11 @@
 package dev.lockstep.approval;
 
 import dev.lockstep.approval.SeparationOfDuties.Handover;
+import dev.lockstep.approval.todo.TaskProjectionRefresh;
 import dev.lockstep.history.archive.HistoryArchive;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.publishing.outbox.Outbox;
-import dev.lockstep.todo.TaskProjectionRefresh;
 import dev.lockstep.transactions.contention.ApplicationWaiters;
 import dev.lockstep.transactions.workflow.ActionFence;
 import dev.lockstep.transactions.workflow.ApprovalProcess;

@@ -3,8 +3,8 @@ package dev.lockstep.approval;
 import static dev.lockstep.approval.ApiFlows.complete;
 import static dev.lockstep.approval.ApiFlows.openTaskId;
 import static dev.lockstep.approval.ApiFlows.submit;
-import static dev.lockstep.todo.ProjectionAssertions.assertProjectionEqualsRebuild;
-import static dev.lockstep.todo.ProjectionAssertions.row;
+import static dev.lockstep.approval.todo.ProjectionAssertions.assertProjectionEqualsRebuild;
+import static dev.lockstep.approval.todo.ProjectionAssertions.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -2,8 +2,8 @@ package dev.lockstep.approval;
 
 import static dev.lockstep.approval.ApiFlows.complete;
 import static dev.lockstep.approval.ApiFlows.submit;
-import static dev.lockstep.todo.ProjectionAssertions.assertProjectionEqualsRebuild;
-import static dev.lockstep.todo.ProjectionAssertions.row;
+import static dev.lockstep.approval.todo.ProjectionAssertions.assertProjectionEqualsRebuild;
+import static dev.lockstep.approval.todo.ProjectionAssertions.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.Api;
@@ -181,14 +181,14 @@ class CountersignTest extends UseCaseIntegrationTest {
     void aFailedAddSignerLeavesEngineRecordsAndProjectionUntouched() {
         long id = createCountersign("\"ALL\"", null);
         String processInstanceId = submit(api, id);
-        List<Map<String, Object>> projection = dev.lockstep.todo.ProjectionAssertions.allRows(db);
+        List<Map<String, Object>> projection = dev.lockstep.approval.todo.ProjectionAssertions.allRows(db);
         faults.failAfter("approvalProcess", "addSigner");
 
         assertThat(addSigner("bob", id, "frank").status()).isEqualTo(500);
 
         assertThat(signerTasks(processInstanceId)).containsOnlyKeys("bob", "carol", "dave");
         assertThat(loopVariable(processInstanceId, "nrOfInstances")).isEqualTo("3");
-        assertThat(dev.lockstep.todo.ProjectionAssertions.allRows(db)).isEqualTo(projection);
+        assertThat(dev.lockstep.approval.todo.ProjectionAssertions.allRows(db)).isEqualTo(projection);
         assertThat(db.business().queryForObject("select count(*) from task_handover where application_id = ?", Integer.class, id)).isZero();
         assertThat(db.preparedTransactions()).isEmpty();
     }

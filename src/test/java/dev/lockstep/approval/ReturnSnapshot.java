@@ -1,6 +1,6 @@
 package dev.lockstep.approval;
 
-import static dev.lockstep.todo.ProjectionAssertions.allRows;
+import static dev.lockstep.approval.todo.ProjectionAssertions.allRows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.TestDatabases;

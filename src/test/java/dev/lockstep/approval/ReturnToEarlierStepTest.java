@@ -4,8 +4,8 @@ import static dev.lockstep.approval.ApiFlows.complete;
 import static dev.lockstep.approval.ApiFlows.createDraft;
 import static dev.lockstep.approval.ApiFlows.openTaskId;
 import static dev.lockstep.approval.ApiFlows.submit;
-import static dev.lockstep.todo.ProjectionAssertions.assertProjectionEqualsRebuild;
-import static dev.lockstep.todo.ProjectionAssertions.row;
+import static dev.lockstep.approval.todo.ProjectionAssertions.assertProjectionEqualsRebuild;
+import static dev.lockstep.approval.todo.ProjectionAssertions.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.Api;

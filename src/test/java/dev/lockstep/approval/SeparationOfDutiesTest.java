@@ -7,10 +7,10 @@ import static dev.lockstep.approval.ApiFlows.openTaskId;
 import static dev.lockstep.approval.ApiFlows.submit;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.approval.todo.TaskProjectionRefresh;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import dev.lockstep.todo.TaskProjectionRefresh;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;

@@ -34,7 +34,7 @@ import org.springframework.transaction.annotation.Transactional;
 class ArchitectureTest {
 
     /** Packages that hold use cases or their parts; the platform, web, security and operations sit below them. */
-    private static final String[] FEATURES = {"dev.lockstep.approval..", "dev.lockstep.todo..", "dev.lockstep.transactions.workflow..",
+    private static final String[] FEATURES = {"dev.lockstep.approval..", "dev.lockstep.approval.todo..", "dev.lockstep.transactions.workflow..",
             "dev.lockstep.recovery..", "dev.lockstep.transactions.usecase..", "dev.lockstep.transactions.singledatabase..", "dev.lockstep.publishing.outbox..",
             "dev.lockstep.publishing.catalog..", "dev.lockstep.reconciliation..", "dev.lockstep.publishing.delivery..", "dev.lockstep.history.archive..",
             "dev.lockstep.history.archive.."};
@@ -89,7 +89,7 @@ class ArchitectureTest {
     @Test
     void noUseCaseDependsOnTheDeliveryPackage() {
         noClasses().that().resideInAnyPackage("dev.lockstep.approval..", "dev.lockstep.transactions.usecase..", "dev.lockstep.transactions.workflow..",
-                        "dev.lockstep.todo..", "dev.lockstep.recovery..")
+                        "dev.lockstep.approval.todo..", "dev.lockstep.recovery..")
                 .should().dependOnClassesThat().resideInAPackage("dev.lockstep.publishing.delivery..")
                 .check(SERVICE);
     }
@@ -100,7 +100,7 @@ class ArchitectureTest {
      * so the rule reads the annotations that name it rather than a class dependency.
      */
     private static final String[] BUSINESS_ONLY_WORK = {"dev.lockstep.transactions.businessonly..", "dev.lockstep.transactions.usecase..",
-            "dev.lockstep.todo..", "dev.lockstep.approval.application..", "dev.lockstep.transactions.singledatabase.."};
+            "dev.lockstep.approval.todo..", "dev.lockstep.approval.application..", "dev.lockstep.transactions.singledatabase.."};
 
     @Test
     void onlyBusinessOnlyWorkNamesTheLocalTransactionManager() {

@@ -1,4 +1,4 @@
-package dev.lockstep.deadlines;
+package dev.lockstep.approval.deadlines;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Configuration;

@@ -1,14 +1,14 @@
-package dev.lockstep.deadlines;
+package dev.lockstep.approval.deadlines;
 
 import dev.lockstep.approval.Application;
 import dev.lockstep.approval.RunningApplications;
+import dev.lockstep.approval.deadlines.DeadlineProperties.FinalAction;
+import dev.lockstep.approval.todo.TaskProjection;
+import dev.lockstep.approval.todo.TaskProjectionListener;
 import dev.lockstep.approval.trail.ApplicationEvent.Kind;
 import dev.lockstep.approval.trail.ApplicationTrail;
-import dev.lockstep.deadlines.DeadlineProperties.FinalAction;
 import dev.lockstep.publishing.outbox.Outbox;
 import dev.lockstep.publishing.outbox.Outbox.DeadlineNotification;
-import dev.lockstep.todo.TaskProjection;
-import dev.lockstep.todo.TaskProjectionListener;
 import dev.lockstep.transactions.workflow.ApprovalProcess;
 import dev.lockstep.transactions.workflow.ApprovalProcess.OpenTask;
 import java.time.Clock;

@@ -1,4 +1,4 @@
-package dev.lockstep.deadlines;
+package dev.lockstep.approval.deadlines;
 
 import dev.lockstep.approval.trail.ApplicationEvent.Kind;
 import dev.lockstep.platform.DatabaseEndpoints;

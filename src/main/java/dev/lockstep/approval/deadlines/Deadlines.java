@@ -1,7 +1,7 @@
-package dev.lockstep.deadlines;
+package dev.lockstep.approval.deadlines;
 
-import dev.lockstep.deadlines.DeadlineProperties.FinalAction;
-import dev.lockstep.deadlines.DeadlineProperties.Timing;
+import dev.lockstep.approval.deadlines.DeadlineProperties.FinalAction;
+import dev.lockstep.approval.deadlines.DeadlineProperties.Timing;
 import dev.lockstep.platform.StartupCheckFailure;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,6 @@
-package dev.lockstep.deadlines;
+package dev.lockstep.approval.deadlines;
 
-import dev.lockstep.todo.TaskProjection;
+import dev.lockstep.approval.todo.TaskProjection;
 import java.time.Duration;
 import org.activiti.bpmn.model.BoundaryEvent;
 import org.activiti.engine.RuntimeService;

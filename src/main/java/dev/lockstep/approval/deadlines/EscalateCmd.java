@@ -1,6 +1,6 @@
-package dev.lockstep.deadlines;
+package dev.lockstep.approval.deadlines;
 
-import dev.lockstep.todo.TaskProjectionListener;
+import dev.lockstep.approval.todo.TaskProjectionListener;
 import org.activiti.engine.impl.interceptor.Command;
 import org.activiti.engine.impl.interceptor.CommandContext;
 import org.activiti.engine.impl.persistence.entity.TaskEntity;

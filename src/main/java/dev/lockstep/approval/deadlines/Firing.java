@@ -1,4 +1,4 @@
-package dev.lockstep.deadlines;
+package dev.lockstep.approval.deadlines;
 
 import org.activiti.engine.delegate.DelegateExecution;
 import org.activiti.engine.impl.util.ProcessDefinitionUtil;

@@ -1,6 +1,6 @@
 package dev.lockstep.approval.handover;
 
-import dev.lockstep.todo.TaskView;
+import dev.lockstep.approval.todo.TaskView;
 import dev.lockstep.transactions.usecase.Target;
 import dev.lockstep.transactions.usecase.UseCase;
 import dev.lockstep.transactions.usecase.UseCaseCall;

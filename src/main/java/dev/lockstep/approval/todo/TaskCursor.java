@@ -1,4 +1,4 @@
-package dev.lockstep.todo;
+package dev.lockstep.approval.todo;
 
 import dev.lockstep.platform.web.ApiException;
 import java.nio.charset.StandardCharsets;

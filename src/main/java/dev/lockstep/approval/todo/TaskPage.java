@@ -1,4 +1,4 @@
-package dev.lockstep.todo;
+package dev.lockstep.approval.todo;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.lockstep.todo;
+package dev.lockstep.approval.todo;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;

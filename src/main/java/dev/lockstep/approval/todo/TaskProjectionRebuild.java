@@ -1,4 +1,4 @@
-package dev.lockstep.todo;
+package dev.lockstep.approval.todo;
 
 import dev.lockstep.history.archive.HistoryArchive;
 import java.util.Map;

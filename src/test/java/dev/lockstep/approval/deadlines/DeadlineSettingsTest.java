@@ -1,12 +1,12 @@
-package dev.lockstep.deadlines;
+package dev.lockstep.approval.deadlines;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.approval.RiskLevel;
-import dev.lockstep.deadlines.DeadlineProperties.FinalAction;
-import dev.lockstep.deadlines.DeadlineProperties.StepPolicy;
-import dev.lockstep.deadlines.DeadlineProperties.Timing;
+import dev.lockstep.approval.deadlines.DeadlineProperties.FinalAction;
+import dev.lockstep.approval.deadlines.DeadlineProperties.StepPolicy;
+import dev.lockstep.approval.deadlines.DeadlineProperties.Timing;
 import dev.lockstep.platform.StartupCheckFailure;
 import dev.lockstep.transactions.workflow.JobExecutorSettings;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.lockstep.deadlines;
+package dev.lockstep.approval.deadlines;
 
 import static dev.lockstep.approval.ApiFlows.complete;
 import static dev.lockstep.approval.ApiFlows.createDraft;

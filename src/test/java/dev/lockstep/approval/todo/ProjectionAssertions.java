@@ -1,4 +1,4 @@
-package dev.lockstep.todo;
+package dev.lockstep.approval.todo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,10 +1,10 @@
-package dev.lockstep.todo;
+package dev.lockstep.approval.todo;
 
 import static dev.lockstep.approval.ApiFlows.complete;
 import static dev.lockstep.approval.ApiFlows.createDraft;
 import static dev.lockstep.approval.ApiFlows.openTaskId;
 import static dev.lockstep.approval.ApiFlows.submit;
-import static dev.lockstep.todo.ProjectionAssertions.assertOffersMatchProjection;
+import static dev.lockstep.approval.todo.ProjectionAssertions.assertOffersMatchProjection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.support.Api;
