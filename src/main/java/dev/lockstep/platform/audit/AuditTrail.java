@@ -34,7 +34,7 @@ public class AuditTrail {
     private final TransactionTemplate transaction;
     private final Clock clock;
 
-    AuditTrail(DataSource business, Clock clock) {
+    public AuditTrail(DataSource business, Clock clock) {
         this.jdbc = new JdbcTemplate(business);
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(business));
         this.clock = clock;
