@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.platform.AreaApi;
 import dev.lockstep.transactions.workflow.Countersign;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -19,6 +20,7 @@ import java.util.List;
  */
 @Entity
 @Table(name = "application")
+@AreaApi
 public class Application {
 
     public static final String BUSINESS_TYPE = "APPLICATION";

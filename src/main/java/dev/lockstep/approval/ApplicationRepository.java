@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.platform.AreaApi;
 import java.time.Instant;
 import org.springframework.data.domain.Page;
 import org.springframework.data.domain.Pageable;
@@ -13,6 +14,7 @@ import org.springframework.data.repository.query.Param;
  * bumps row_version; the row count says whether this request won. Two concurrent requests cannot
  * both move the same row, whatever each read before.
  */
+@AreaApi
 public interface ApplicationRepository extends JpaRepository<Application, Long> {
 
     /** DRAFT/REJECTED → SUBMITTING and the next lifecycle number; only the applicant, only once. */

@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.platform.AreaApi;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
@@ -12,6 +13,7 @@ import java.time.Instant;
 /** Links one lifecycle of a business object to the process instance that ran it (seed 000 section 4). */
 @Entity
 @Table(name = "business_process_binding")
+@AreaApi
 public class BusinessProcessBinding {
 
     public static final String PROCESS_TYPE = "APPROVAL";

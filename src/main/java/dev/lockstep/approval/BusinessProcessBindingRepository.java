@@ -1,5 +1,6 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.platform.AreaApi;
 import java.time.Instant;
 import java.util.List;
 import org.springframework.data.jpa.repository.JpaRepository;
@@ -7,6 +8,7 @@ import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
+@AreaApi
 public interface BusinessProcessBindingRepository extends JpaRepository<BusinessProcessBinding, Long> {
 
     List<BusinessProcessBinding> findByBusinessTypeAndBusinessIdOrderByLifecycleNo(String businessType, String businessId);

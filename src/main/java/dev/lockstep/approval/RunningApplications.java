@@ -3,6 +3,7 @@ package dev.lockstep.approval;
 import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.approval.todo.TaskProjectionRefresh;
 import dev.lockstep.history.archive.HistoryArchive;
+import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.publishing.outbox.Outbox;
@@ -28,6 +29,7 @@ import org.springframework.stereotype.Component;
  * handover passes {@link SeparationOfDuties} here, under that lock.
  */
 @Component
+@AreaApi
 public class RunningApplications {
 
     private static final Logger log = LoggerFactory.getLogger(RunningApplications.class);

@@ -13,5 +13,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
 @ConditionalOnExpression("!'${lockstep.mode:embedded}'.equalsIgnoreCase('single')")
+@AreaApi
 public @interface ConditionalOnXaMode {
 }

@@ -12,6 +12,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * four timeouts bound every wait on this database, so one stuck transaction (a prepared branch holding
  * a row lock, a dead server) stalls only the requests that need what it holds, never the pool.
  */
+@AreaApi
 public record DatabaseSettings(
         String url,
         String username,

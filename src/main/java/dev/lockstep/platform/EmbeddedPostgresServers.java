@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
  * The embedded default: two separate PostgreSQL clusters (business and workflow) whose data stays
  * under {@code lockstep.home}, so prepared transactions survive a restart of the service.
  */
+@AreaApi
 public class EmbeddedPostgresServers implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresServers.class);

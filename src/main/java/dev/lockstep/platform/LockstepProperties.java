@@ -11,6 +11,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * ({@code LOCKSTEP_DB_BUSINESS_URL}, ...).
  */
 @ConfigurationProperties("lockstep")
+@AreaApi
 public record LockstepProperties(
         @DefaultValue("embedded") Mode mode,
         @DefaultValue("./var") Path home,

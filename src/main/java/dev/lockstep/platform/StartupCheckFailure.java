@@ -6,6 +6,7 @@ import java.time.Duration;
  * A configuration that Lockstep refuses to run with. It names the setting at fault and how to fix
  * it; {@link StartupCheckFailureAnalyzer} prints both when the context stops.
  */
+@AreaApi
 public class StartupCheckFailure extends RuntimeException {
 
     private final String setting;

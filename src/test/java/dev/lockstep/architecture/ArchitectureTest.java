@@ -3,9 +3,12 @@ package dev.lockstep.architecture;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
@@ -16,63 +19,117 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.lang.conditions.ArchConditions;
+import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
 import dev.lockstep.approval.RunningApplications;
+import dev.lockstep.platform.AreaApi;
 import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
 import dev.lockstep.transactions.workflow.ActionFence;
 import dev.lockstep.transactions.workflow.ApprovalProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * The package rules docs/architecture.md describes, checked on the compiled service: packages free of
- * cycles, the platform and web below every feature, HTTP clients only in the delivery package that no
- * use case depends on.
+ * The area rules docs/architecture.md describes, checked on the compiled service: seven areas that
+ * depend downward only and reach each other only through the types marked {@link AreaApi}; packages
+ * free of cycles; HTTP clients only in the delivery package that no use case depends on.
  */
 class ArchitectureTest {
 
-    /** Packages that hold use cases or their parts; the platform, web, security and operations sit below them. */
-    private static final String[] FEATURES = {"dev.lockstep.approval..", "dev.lockstep.approval.todo..", "dev.lockstep.transactions.workflow..",
-            "dev.lockstep.recovery..", "dev.lockstep.transactions.usecase..", "dev.lockstep.transactions.singledatabase..", "dev.lockstep.publishing.outbox..",
-            "dev.lockstep.publishing.catalog..", "dev.lockstep.reconciliation..", "dev.lockstep.publishing.delivery..", "dev.lockstep.history.archive..",
-            "dev.lockstep.history.archive.."};
+    /** The areas, bottom first: each may use the ones listed before it, never one after it. */
+    static final List<String> AREAS_BOTTOM_UP = List.of("platform", "transactions", "recovery", "history", "publishing",
+            "approval", "reconciliation");
+
+    private static final Path MAIN_SOURCES = Path.of("src/main/java/dev/lockstep");
 
     private static final JavaClasses SERVICE = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.lockstep");
 
     @Test
-    void topLevelPackagesHaveNoCycles() {
+    void theTopLevelHoldsTheAreasAndTheApplicationOnly() {
+        assertThat(SERVICE.stream().map(JavaClass::getPackageName).filter(name -> name.startsWith("dev.lockstep."))
+                .map(name -> name.split("\\.")[2]).distinct())
+                .containsExactlyInAnyOrderElementsOf(AREAS_BOTTOM_UP);
+    }
+
+    @Test
+    void areasDependDownwardOnly() {
+        LayeredArchitecture areas = layeredArchitecture().consideringOnlyDependenciesInLayers();
+        for (String area : AREAS_BOTTOM_UP) {
+            areas = areas.layer(area).definedBy("dev.lockstep." + area + "..");
+        }
+        for (int index = 0; index < AREAS_BOTTOM_UP.size(); index++) {
+            List<String> above = AREAS_BOTTOM_UP.subList(index + 1, AREAS_BOTTOM_UP.size());
+            areas = above.isEmpty() ? areas.whereLayer(AREAS_BOTTOM_UP.get(index)).mayNotBeAccessedByAnyLayer()
+                    : areas.whereLayer(AREAS_BOTTOM_UP.get(index)).mayOnlyBeAccessedByLayers(above.toArray(String[]::new));
+        }
+        areas.check(SERVICE);
+    }
+
+    @Test
+    void anotherAreaUsesOnlyTheTypesAnAreaOffers() {
+        classes().that().resideInAPackage("dev.lockstep.*..").should(useOtherAreasOnlyThroughTheirAreaApi()).check(SERVICE);
+    }
+
+    /**
+     * Read from the sources: a constant another area uses (a role name, a transaction manager's name) is
+     * inlined by the compiler and leaves no trace in the class files.
+     */
+    @Test
+    void everyOfferedTypeIsNamedByAnotherArea() throws IOException {
+        Map<String, String> sourcesByArea;
+        try (Stream<Path> files = Files.walk(MAIN_SOURCES)) {
+            sourcesByArea = files.filter(path -> path.toString().endsWith(".java") && path.getNameCount() > MAIN_SOURCES.getNameCount() + 1)
+                    .collect(Collectors.groupingBy(path -> path.getName(MAIN_SOURCES.getNameCount()).toString(),
+                            Collectors.mapping(ArchitectureTest::read, Collectors.joining("\n"))));
+        }
+        classes().that().areAnnotatedWith(AreaApi.class).should(ArchConditions.be(DescribedPredicate.<JavaClass>describe(
+                "named by another area", type -> sourcesByArea.entrySet().stream()
+                        .filter(area -> !areaOf(type).orElseThrow().equals(area.getKey()))
+                        .anyMatch(area -> area.getValue().contains(type.getName())))))
+                .check(SERVICE);
+    }
+
+    @Test
+    void areasHaveNoCycles() {
         slices().matching("dev.lockstep.(*)..").should().beFreeOfCycles().check(SERVICE);
     }
 
+    /** The packages inside each area (what were the top-level packages before the areas) have no cycles either. */
     @Test
-    void approvalFeaturesHaveNoCycles() {
-        slices().matching("dev.lockstep.approval.(*)..").should().beFreeOfCycles().check(SERVICE);
+    void packagesInsideAnAreaHaveNoCycles() {
+        slices().matching("dev.lockstep.*.(*)..").should().beFreeOfCycles().check(SERVICE);
     }
 
-    @Test
-    void thePlatformDependsOnNoOtherPartOfTheService() {
-        noClasses().that().resideInAPackage("dev.lockstep.platform..")
-                .should().dependOnClassesThat().resideOutsideOfPackages("dev.lockstep.platform..", "java..", "javax..", "jakarta..",
-                        "org..", "com..", "io..", "tools..")
-                .check(SERVICE);
-    }
-
-    @Test
-    void webAndPlatformSitBelowTheFeatures() {
-        noClasses().that().resideInAnyPackage("dev.lockstep.platform.web..", "dev.lockstep.platform..")
-                .should().dependOnClassesThat().resideInAnyPackage(FEATURES)
-                .orShould().dependOnClassesThat().resideInAnyPackage("dev.lockstep.transactions.xa..")
-                .check(SERVICE);
-    }
-
+    /** The approval aggregate knows none of the features built on it; the todo projection it keeps knows no approval type. */
     @Test
     void theAggregateDoesNotDependOnItsFeatures() {
         noClasses().that().resideInAPackage("dev.lockstep.approval")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.lockstep.approval.*..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.lockstep.approval.application..",
+                        "dev.lockstep.approval.countersign..", "dev.lockstep.approval.decision..", "dev.lockstep.approval.handover..",
+                        "dev.lockstep.approval.trail..", "dev.lockstep.approval.deadlines..")
+                .check(SERVICE);
+        noClasses().that().resideInAPackage("dev.lockstep.approval.todo..")
+                .should().dependOnClassesThat().resideInAPackage("dev.lockstep.approval")
+                .check(SERVICE);
+    }
+
+    /** The reference catalog is another application that shares the jar: only the publishing wiring names it. */
+    @Test
+    void theCatalogStandsApart() {
+        noClasses().that().resideOutsideOfPackages("dev.lockstep.publishing.catalog..", "dev.lockstep.publishing.outbox")
+                .should().dependOnClassesThat().resideInAPackage("dev.lockstep.publishing.catalog..")
                 .check(SERVICE);
     }
 
@@ -88,10 +145,50 @@ class ArchitectureTest {
 
     @Test
     void noUseCaseDependsOnTheDeliveryPackage() {
-        noClasses().that().resideInAnyPackage("dev.lockstep.approval..", "dev.lockstep.transactions.usecase..", "dev.lockstep.transactions.workflow..",
-                        "dev.lockstep.approval.todo..", "dev.lockstep.recovery..")
+        noClasses().that().resideInAnyPackage("dev.lockstep.approval..", "dev.lockstep.transactions.usecase..",
+                        "dev.lockstep.transactions.workflow..", "dev.lockstep.recovery..")
                 .should().dependOnClassesThat().resideInAPackage("dev.lockstep.publishing.delivery..")
                 .check(SERVICE);
+    }
+
+    private static ArchCondition<JavaClass> useOtherAreasOnlyThroughTheirAreaApi() {
+        return new ArchCondition<>("use another area only through types marked @AreaApi") {
+            @Override
+            public void check(JavaClass type, ConditionEvents events) {
+                type.getDirectDependenciesFromSelf().stream().filter(ArchitectureTest::crossesAreas)
+                        .filter(dependency -> !dependency.getTargetClass().isEquivalentTo(AreaApi.class))
+                        .filter(dependency -> !outermost(dependency.getTargetClass()).isAnnotatedWith(AreaApi.class))
+                        .forEach(dependency -> events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription())));
+            }
+        };
+    }
+
+    private static String read(Path source) {
+        try {
+            return Files.readString(source);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static boolean crossesAreas(Dependency dependency) {
+        Optional<String> from = areaOf(dependency.getOriginClass());
+        Optional<String> to = areaOf(dependency.getTargetClass());
+        return from.isPresent() && to.isPresent() && !from.equals(to);
+    }
+
+    private static Optional<String> areaOf(JavaClass type) {
+        String[] parts = type.getPackageName().split("\\.");
+        return parts.length > 2 && parts[0].equals("dev") && parts[1].equals("lockstep") ? Optional.of(parts[2]) : Optional.empty();
+    }
+
+    /** A nested type is offered with the type it is declared in. */
+    private static JavaClass outermost(JavaClass type) {
+        JavaClass outer = type;
+        while (outer.getEnclosingClass().isPresent()) {
+            outer = outer.getEnclosingClass().get();
+        }
+        return outer;
     }
 
     /**

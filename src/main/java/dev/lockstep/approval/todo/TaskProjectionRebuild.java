@@ -1,6 +1,7 @@
 package dev.lockstep.approval.todo;
 
 import dev.lockstep.history.archive.HistoryArchive;
+import dev.lockstep.platform.AreaApi;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.activiti.engine.HistoryService;
@@ -18,6 +19,7 @@ import org.springframework.transaction.annotation.Transactional;
  */
 @Service
 @Transactional(rollbackFor = Exception.class)
+@AreaApi
 public class TaskProjectionRebuild {
 
     private final TaskProjection projection;

@@ -1,5 +1,6 @@
 package dev.lockstep.approval.todo;
 
+import dev.lockstep.platform.AreaApi;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import org.springframework.transaction.annotation.Transactional;
  */
 @Service
 @Transactional(rollbackFor = Exception.class)
+@AreaApi
 public class TaskProjectionRefresh {
 
     private final TaskProjection projection;

@@ -1,5 +1,6 @@
 package dev.lockstep.history.archive;
 
+import dev.lockstep.platform.AreaApi;
 import java.time.Instant;
 import java.util.List;
 
@@ -8,6 +9,7 @@ import java.util.List;
  * the rows {@link HistoryArchive#write} stores and the engine then deletes, in one transaction. Ids are
  * the engine's ids.
  */
+@AreaApi
 public record ArchivedProcess(String processInstanceId, String businessKey, String processDefinitionId, String startUserId,
         Instant startTime, Instant endTime, String deleteReason, String outcome, List<Activity> activities, List<Task> tasks,
         List<Variable> variables, List<IdentityLink> identityLinks) {

@@ -1,5 +1,6 @@
 package dev.lockstep.history.archive;
 
+import dev.lockstep.platform.AreaApi;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Instant;
@@ -21,6 +22,7 @@ import org.springframework.stereotype.Repository;
  * transaction they are the same branch as the rest of its business work (see todo.TaskProjection).
  */
 @Repository
+@AreaApi
 public class HistoryArchive {
 
     /** The one control row: archival's pause switch and the lock that lets one batch run at a time. */

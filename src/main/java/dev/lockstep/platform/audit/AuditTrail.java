@@ -1,5 +1,6 @@
 package dev.lockstep.platform.audit;
 
+import dev.lockstep.platform.AreaApi;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -26,6 +27,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code sha256(prev_hash + canonical entry)}, so changing, removing or reordering any row breaks
  * the chain from that row on; the table's triggers refuse UPDATE, DELETE and TRUNCATE as well.
  */
+@AreaApi
 public class AuditTrail {
 
     static final String GENESIS = "0".repeat(64);

@@ -1,5 +1,6 @@
 package dev.lockstep.platform.security;
 
+import dev.lockstep.platform.AreaApi;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.springframework.security.core.Authentication;
@@ -11,6 +12,7 @@ import org.springframework.security.core.context.SecurityContextHolder;
  * ({@code ROLE_*} authorities without the prefix) and its workflow candidate groups
  * ({@code GROUP_*} authorities without the prefix, e.g. managers, legal, finance, directors).
  */
+@AreaApi
 public record Caller(String id, Set<String> roles, Set<String> groups) {
 
     public static final String ROLE_PREFIX = "ROLE_";

@@ -1,6 +1,9 @@
 package dev.lockstep.platform.security;
 
+import dev.lockstep.platform.AreaApi;
+
 /** The roles Lockstep knows. Approvers also carry the candidate groups their tasks are offered to. */
+@AreaApi
 public final class Roles {
 
     public static final String APPLICANT = "APPLICANT";

@@ -1,5 +1,6 @@
 package dev.lockstep.platform.web;
 
+import dev.lockstep.platform.AreaApi;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,6 +11,7 @@ import org.springframework.http.HttpStatus;
  * A request the service refuses, with the HTTP status and the stable {@code code} clients can
  * branch on. Thrown inside a use case it also rolls the whole XA transaction back.
  */
+@AreaApi
 public class ApiException extends RuntimeException {
 
     private final HttpStatus status;

@@ -1,5 +1,6 @@
 package dev.lockstep.platform.web;
 
+import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.ConnectionLoss;
 import java.sql.SQLTransientConnectionException;
 import java.util.List;
@@ -37,6 +38,7 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * 500. Spring MVC's own exceptions get codes here too, so clients never parse a message.
  */
 @RestControllerAdvice
+@AreaApi
 public class ProblemHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);

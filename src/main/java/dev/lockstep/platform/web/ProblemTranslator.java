@@ -1,5 +1,6 @@
 package dev.lockstep.platform.web;
 
+import dev.lockstep.platform.AreaApi;
 import java.util.Optional;
 
 /**
@@ -7,6 +8,7 @@ import java.util.Optional;
  * wait that timed out, say) into an {@link ApiException}, without {@code web} depending on it.
  * {@link ProblemHandler} asks every translator before it answers 500.
  */
+@AreaApi
 public interface ProblemTranslator {
 
     Optional<ApiException> translate(Throwable error);

@@ -1,5 +1,6 @@
 package dev.lockstep.publishing.delivery;
 
+import dev.lockstep.platform.AreaApi;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,6 +18,7 @@ import tools.jackson.databind.json.JsonMapper;
  * of what became of an event id. Every call is refused inside a transaction
  * ({@link RemoteCallOutsideTransaction}).
  */
+@AreaApi
 public class CatalogClient {
 
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";

@@ -1,5 +1,6 @@
 package dev.lockstep.publishing.delivery;
 
+import dev.lockstep.platform.AreaApi;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -10,6 +11,7 @@ import java.util.HexFormat;
  * publisher sends {@code outbox_event.payload_json} as it is (UTF-8), the catalog stores the hash of what it received,
  * and a lookup answers it: the outbox and the catalog can then tell whether they hold the same publication.
  */
+@AreaApi
 public final class PayloadDigest {
 
     private PayloadDigest() {

@@ -1,5 +1,6 @@
 package dev.lockstep.publishing.outbox;
 
+import dev.lockstep.platform.AreaApi;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Instant;
@@ -19,6 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
  * {@link OutboxPublisher} delivers it after the commit, outside any XA transaction.
  */
 @Component
+@AreaApi
 public class Outbox {
 
     public static final String ASSET_PUBLISH_REQUESTED = "ASSET_PUBLISH_REQUESTED";

@@ -1,5 +1,7 @@
 package dev.lockstep.transactions.businessonly;
 
+import dev.lockstep.platform.AreaApi;
+
 /**
  * Work that reads or writes the business database alone has nothing for a coordinator to decide, yet
  * under the JTA manager Atomikos 6.0.0 writes and forces two coordinator-log records for every
@@ -14,6 +16,7 @@ package dev.lockstep.transactions.businessonly;
  * fails instead of committing its two databases apart. In {@code lockstep.mode=single} the name is an
  * alias of the one local manager.
  */
+@AreaApi
 public final class BusinessOnlyTransactions {
 
     /** The bean name of the local transaction manager of the business database. */

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.contention;
 
+import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.StartupCheckFailure;
 import dev.lockstep.platform.web.ApiException;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @EnableConfigurationProperties(ActionWaitProperties.class)
+@AreaApi
 public class ApplicationWaiters {
 
     static final String SETTING = "lockstep.actions.max-concurrent-per-application";

@@ -3,6 +3,7 @@ package dev.lockstep.transactions.monitoring;
 import com.atomikos.icatch.CompositeTransaction;
 import com.atomikos.icatch.CompositeTransactionManager;
 import com.atomikos.icatch.config.Configuration;
+import dev.lockstep.platform.AreaApi;
 import java.util.Objects;
 import org.slf4j.MDC;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -29,6 +30,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * It starts with {@code lockstep.tm.unique-name}, so it also says which node ran the transaction. In
  * {@code lockstep.mode=single} the transaction is local and only the business key is bound.
  */
+@AreaApi
 public final class TransactionLogContext {
 
     public static final String GTRID = "gtrid";

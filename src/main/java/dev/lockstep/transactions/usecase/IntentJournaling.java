@@ -1,10 +1,13 @@
 package dev.lockstep.transactions.usecase;
 
+import dev.lockstep.platform.AreaApi;
+
 /**
  * Records which business operation the current global transaction carries, where a DBA can read it
  * while its branches are prepared. Implemented by the recovery monitor's journal; absent where no XA
  * transaction manager runs (the single-database mode).
  */
+@AreaApi
 public interface IntentJournaling {
 
     /**

@@ -1,6 +1,9 @@
 package dev.lockstep.transactions.usecase;
 
+import dev.lockstep.platform.AreaApi;
+
 /** What a use case acts on, as the command record names it: an application or a task, by id. */
+@AreaApi
 public record Target(String type, String id) {
 
     public static final String APPLICATION = "APPLICATION";

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.usecase;
 
+import dev.lockstep.platform.AreaApi;
 import java.util.Locale;
 
 /**
@@ -7,6 +8,7 @@ import java.util.Locale;
  * command record ({@code workflow_command.command_type}) and the intent journal
  * ({@code recovery_intent.use_case}), so the two always agree.
  */
+@AreaApi
 public enum UseCase {
 
     /** A draft is business rows only: no process runs yet, so it commits locally (see {@link #businessOnly()}). */

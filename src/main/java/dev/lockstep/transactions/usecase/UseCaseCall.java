@@ -1,10 +1,12 @@
 package dev.lockstep.transactions.usecase;
 
+import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.transactions.monitoring.TransactionLogContext;
 import java.util.Optional;
 
 /** One running use case, as the code inside its transaction sees it: what it is, who asked, under which key. */
+@AreaApi
 public final class UseCaseCall {
 
     private final UseCase useCase;

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.usecase;
 
+import dev.lockstep.platform.AreaApi;
 import org.springframework.http.HttpStatus;
 
 /**
@@ -7,6 +8,7 @@ import org.springframework.http.HttpStatus;
  * the object it created; {@code processInstanceId} and {@code resultCode} go into the command record
  * for operators.
  */
+@AreaApi
 public record UseCaseResult(HttpStatus status, Object body, String businessId, String processInstanceId,
         String resultCode) {
 

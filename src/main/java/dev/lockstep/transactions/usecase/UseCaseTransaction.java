@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.usecase;
 
+import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
@@ -34,6 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
  * same key and body gets the same status and body, a different body gets 422.
  */
 @Component
+@AreaApi
 public class UseCaseTransaction {
 
     public static final String HEADER = "Idempotency-Key";

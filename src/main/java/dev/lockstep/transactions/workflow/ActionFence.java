@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.workflow;
 
+import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.web.ApiException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -24,6 +25,7 @@ import org.springframework.stereotype.Component;
  * the process variable {@value #VARIABLE} — and waits until the workflow shows the predecessor's.
  */
 @Component
+@AreaApi
 public class ActionFence {
 
     private static final Logger log = LoggerFactory.getLogger(ActionFence.class);

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.workflow;
 
+import dev.lockstep.platform.AreaApi;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -29,6 +30,7 @@ import org.springframework.stereotype.Component;
  * business rows.
  */
 @Component
+@AreaApi
 public class ApprovalProcess {
 
     public static final String PROCESS_KEY = "applicationApproval";

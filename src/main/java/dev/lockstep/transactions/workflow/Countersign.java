@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.workflow;
 
+import dev.lockstep.platform.AreaApi;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Digits;
@@ -16,6 +17,7 @@ import java.util.List;
  * the step is decided. {@code ratio} only for {@link Policy#RATIO}. {@code managerReview}: a manager
  * approval runs before the countersign (absent = false), and the signers may return the application to it.
  */
+@AreaApi
 public record Countersign(
         @NotEmpty @Size(max = 20) List<@NotBlank @Size(max = 64) @Pattern(regexp = "[^,]+") String> signers,
         @NotNull Policy policy,

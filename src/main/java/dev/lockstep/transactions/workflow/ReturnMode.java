@@ -1,9 +1,12 @@
 package dev.lockstep.transactions.workflow;
 
+import dev.lockstep.platform.AreaApi;
+
 /**
  * What happens after the step an application was returned to is redone (seed 003: "go back through
  * 3 and 4, or straight back to 5").
  */
+@AreaApi
 public enum ReturnMode {
     /** The process continues along its normal path, re-running the steps in between. */
     RERUN,

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.xa;
 
+import dev.lockstep.platform.AreaApi;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -13,6 +14,7 @@ import java.util.regex.Pattern;
  * {@code tm_unique_name}; our startup rule makes those names prefix-free, so the owner is read back
  * unambiguously.
  */
+@AreaApi
 public record DecodedXid(int formatId, byte[] gtrid, byte[] bqual) {
 
     /** 'A','T','O','M' as a big-endian int: the format id Atomikos puts in every XID it creates. */

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.xa;
 
+import dev.lockstep.platform.AreaApi;
 import java.util.Base64;
 import java.util.Optional;
 
@@ -8,6 +9,7 @@ import java.util.Optional;
  * {@code formatId_base64(gtrid)_base64(bqual)}. Standard Base64 never contains '_', so the gid
  * splits unambiguously; anything that does not split into exactly that shape is not pgjdbc's.
  */
+@AreaApi
 public final class PgGidCodec {
 
     private PgGidCodec() {

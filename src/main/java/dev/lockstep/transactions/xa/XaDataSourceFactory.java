@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.xa;
 
+import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.StartupCheckFailure;
 import io.agroal.api.AgroalDataSource;
@@ -17,6 +18,7 @@ import javax.sql.XADataSource;
 import org.springframework.beans.BeanWrapperImpl;
 
 /** Builds vendor XA DataSources from settings, and the XA pools over them. */
+@AreaApi
 public class XaDataSourceFactory {
 
     /** Creates the driver's XA DataSource; refuses a class that is not one. */
