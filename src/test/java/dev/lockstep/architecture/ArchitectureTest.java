@@ -30,9 +30,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -75,6 +79,45 @@ class ArchitectureTest {
                     : areas.whereLayer(AREAS_BOTTOM_UP.get(index)).mayOnlyBeAccessedByLayers(above.toArray(String[]::new));
         }
         areas.check(SERVICE);
+    }
+
+    /** docs/architecture.md draws the areas' arrows in Mermaid; they are the ones the service has, no more, no fewer. */
+    @Test
+    void theDiagramShowsTheAreasDependencies() throws IOException {
+        String doc = Files.readString(Path.of("docs/architecture.md"));
+        Matcher diagram = Pattern.compile("```mermaid\\n(.*?)```", Pattern.DOTALL).matcher(doc);
+        assertThat(diagram.find()).as("a Mermaid diagram in docs/architecture.md").isTrue();
+        Set<String> drawn = Pattern.compile("(\\w+) --> (\\w+)").matcher(diagram.group(1)).results()
+                .map(arrow -> arrow.group(1) + " --> " + arrow.group(2)).collect(Collectors.toSet());
+        assertThat(drawn).isEqualTo(areaDependencies());
+    }
+
+    /** The layer rule above reads class files, where an inlined constant leaves no trace; the sources show those too. */
+    @Test
+    void areasDependDownwardOnlyInTheSourcesToo() throws IOException {
+        assertThat(areaDependencies()).allSatisfy(arrow -> {
+            String[] ends = arrow.split(" --> ");
+            assertThat(AREAS_BOTTOM_UP.indexOf(ends[1])).as(arrow).isLessThan(AREAS_BOTTOM_UP.indexOf(ends[0]));
+        });
+    }
+
+    /** Area-to-area dependencies: those in the class files and the imports in the sources (which show inlined constants). */
+    private static Set<String> areaDependencies() throws IOException {
+        Set<String> arrows = SERVICE.stream().flatMap(type -> type.getDirectDependenciesFromSelf().stream())
+                .filter(ArchitectureTest::crossesAreas)
+                .map(dependency -> areaOf(dependency.getOriginClass()).orElseThrow() + " --> "
+                        + areaOf(dependency.getTargetClass()).orElseThrow())
+                .collect(Collectors.toCollection(HashSet::new));
+        Pattern importOfAnotherArea = Pattern.compile("^import (?:static )?dev\\.lockstep\\.(\\w+)\\.", Pattern.MULTILINE);
+        try (Stream<Path> files = Files.walk(MAIN_SOURCES)) {
+            files.filter(path -> path.toString().endsWith(".java") && path.getNameCount() > MAIN_SOURCES.getNameCount() + 1)
+                    .forEach(path -> {
+                        String area = path.getName(MAIN_SOURCES.getNameCount()).toString();
+                        importOfAnotherArea.matcher(read(path)).results().map(imported -> imported.group(1))
+                                .filter(imported -> !imported.equals(area)).forEach(imported -> arrows.add(area + " --> " + imported));
+                    });
+        }
+        return arrows;
     }
 
     @Test
