@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Counts the service's round trips to PostgreSQL per approval cycle, in the XA and the single-database deployment
-# (docs/performance.md, "Issue 15, sixth wave"). Starts the jar once per deployment on fresh embedded databases with
+# (docs/performance.md, "Round trips per cycle"). Starts the jar once per deployment on fresh embedded databases with
 # fixed ports, warms it with the approval-cycle client, then runs the client for WINDOW seconds under
 # `strace -f -yy -e trace=read,recvfrom` and counts the successful socket reads from each PostgreSQL server, by
 # server and by kind of thread (the thread's name without its number). A read is one response, or part of a long one:
