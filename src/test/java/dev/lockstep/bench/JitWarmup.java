@@ -10,7 +10,8 @@ import java.util.Map;
  * cycles in slices until the JIT compiler's threads use less than a given share of the service JVM's CPU
  * over a slice (or a time limit passes). A service this size compiles for minutes under load: measured
  * cold, the first level's figures are mostly the compiler's (docs/performance.md, "The command"; the
- * measurements that showed it are in that file's git history), and the XA deployment, with more code on its path, is colder for longer than the single one.
+ * measurements that showed it are in that file's git history), and the XA deployment, with more code on
+ * its path, is colder for longer than the single one.
  */
 final class JitWarmup {
 
