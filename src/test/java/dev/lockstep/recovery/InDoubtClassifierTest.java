@@ -1,9 +1,9 @@
 package dev.lockstep.recovery;
 
-import dev.lockstep.transactions.xa.DecodedXid;
-import dev.lockstep.transactions.xa.PgGidCodec;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.transactions.xa.DecodedXid;
+import dev.lockstep.transactions.xa.PgGidCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,5 @@
 package dev.lockstep.recovery;
 
-import dev.lockstep.transactions.xa.PgGidCodec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,6 +9,7 @@ import com.atomikos.icatch.jta.UserTransactionManager;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.PassiveXaResource;
 import dev.lockstep.support.TestDatabases;
+import dev.lockstep.transactions.xa.PgGidCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.lockstep.recovery;
 
-import dev.lockstep.transactions.xa.DecodedXid;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.transactions.xa.DecodedXid;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;

@@ -1,7 +1,5 @@
 package dev.lockstep.recovery;
 
-import dev.lockstep.transactions.xa.DecodedXid;
-import dev.lockstep.transactions.xa.PgGidCodec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,6 +9,8 @@ import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.SecondNode;
 import dev.lockstep.support.ServiceJvm;
 import dev.lockstep.support.TestDatabases;
+import dev.lockstep.transactions.xa.DecodedXid;
+import dev.lockstep.transactions.xa.PgGidCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
