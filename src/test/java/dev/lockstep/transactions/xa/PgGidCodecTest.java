@@ -1,9 +1,7 @@
-package dev.lockstep.recovery;
+package dev.lockstep.transactions.xa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.transactions.xa.DecodedXid;
-import dev.lockstep.transactions.xa.PgGidCodec;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
