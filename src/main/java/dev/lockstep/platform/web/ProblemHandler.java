@@ -12,6 +12,8 @@ import org.activiti.engine.ActivitiTaskAlreadyClaimedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.http.HttpHeaders;
@@ -35,9 +37,12 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 
 /**
  * Every error leaves as RFC 9457 problem+json with a stable {@code code}; nothing escapes as a bare
- * 500. Spring MVC's own exceptions get codes here too, so clients never parse a message.
+ * 500. Spring MVC's own exceptions get codes here too, so clients never parse a message. Last of the
+ * advices: a capability's own advice answers its exceptions first (the order must not depend on how
+ * the package names happen to sort).
  */
 @RestControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE)
 @AreaApi
 public class ProblemHandler extends ResponseEntityExceptionHandler {
 

@@ -238,8 +238,8 @@ class PublishingTest extends UseCaseIntegrationTest {
         }
 
         assertThat(fixture.inboxRows(eventId)).isZero();
-        assertThat(fixture.catalog().queryForObject("select count(*) from published_asset where asset_id = 666", Integer.class))
-                .isZero();
+        assertThat(fixture.catalog().queryForObject("select count(*) from published_asset where event_id = ? and asset_id = 666",
+                Integer.class, eventId)).isZero();
         drain(publisher);
         assertThat(fixture.assetRows(eventId)).isEqualTo(1);
         assertThat(fixture.publishStatus(id)).isEqualTo("PUBLISHED");
