@@ -45,7 +45,7 @@ class ReconciliationTransaction {
         }
 
         void audit(String actor, String action, String detail) {
-            entityManager.unwrap(Session.class).doReturningWork(c -> audit.append(c, actor, action, null, detail));
+            entityManager.unwrap(Session.class).doWork(c -> audit.append(c, actor, action, null, detail));
         }
     }
 

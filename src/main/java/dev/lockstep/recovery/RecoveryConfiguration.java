@@ -2,6 +2,9 @@ package dev.lockstep.recovery;
 
 import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.publish.EventPublisher;
+import com.github.kagkarlsson.scheduler.task.helper.RecurringTask;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import com.github.kagkarlsson.scheduler.task.schedule.FixedDelay;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.platform.ConditionalOnXaMode;
@@ -76,6 +79,16 @@ public class RecoveryConfiguration {
     @Bean
     AuditTrail recoveryAuditTrail(@Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
         return new AuditTrail(business, CLOCK);
+    }
+
+    /**
+     * Chains audit entries whose two-phase transaction committed without the chaining that follows a
+     * commit on the node that made it: a DBA or recovery committed the branch, or the node died between
+     * its commit and the chaining. One node at a time; usually there is nothing to do.
+     */
+    @Bean
+    RecurringTask<Void> auditChainJob(AuditTrail audit) {
+        return Tasks.recurring("audit-chain", FixedDelay.of(Duration.ofSeconds(10))).execute((instance, context) -> audit.chain());
     }
 
     /**

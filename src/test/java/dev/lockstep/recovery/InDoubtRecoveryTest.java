@@ -1,6 +1,5 @@
 package dev.lockstep.recovery;
 
-import dev.lockstep.transactions.xa.DecodedXid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,9 +7,11 @@ import com.atomikos.icatch.event.transaction.ParticipantHeuristicEvent;
 import com.atomikos.publish.EventPublisher;
 import com.atomikos.recovery.TxState;
 import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import dev.lockstep.transactions.xa.DecodedXid;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -35,6 +36,7 @@ class InDoubtRecoveryTest {
     @Autowired DatabaseEndpoints endpoints;
     @Autowired InDoubtMonitor monitor;
     @Autowired MeterRegistry meters;
+    @Autowired AuditTrail audit;
 
     PreparedBranches prepared;
 
@@ -154,6 +156,61 @@ class InDoubtRecoveryTest {
                 .containsExactly("PROPOSED", "APPROVED", "EXECUTION_STARTED", "BRANCH_INTENDED", "BRANCH_ENDED",
                         "BRANCH_INTENDED", "BRANCH_ENDED", "EXECUTED");
         assertThat(api.get("audrey", "/api/recovery/audit/verify").json().get("intact").asBoolean()).isTrue();
+    }
+
+    /**
+     * An archival batch, a repair or a termination audits inside its two-phase transaction. Left prepared by a
+     * halted node, such a branch must not block the console that resolves it (issue 29, item 1): before the
+     * audit intake, it held a lock on recovery_audit that every audited write, the console's included, waited on.
+     */
+    @Test
+    void theConsoleRollsBackAnInDoubtBranchThatAuditedItsAction() throws Exception {
+        String tm = "gone-" + System.nanoTime() % 100000 + ".tm";
+        String gtrid = PreparedBranches.newGtrid(tm);
+        prepared.prepareOnBusiness(PreparedBranches.atomikosXid(tm, gtrid),
+                connection -> audit.append(connection, "archival", "HISTORY_ARCHIVED", null, "in-doubt batch " + gtrid));
+        String gid = databases.business().queryForObject("select gid from pg_prepared_xacts", String.class);
+        long auditBefore = auditSize();
+
+        long id = proposeApprove(gtrid, "business-db", gid, "ROLLBACK");
+        Api.Response executed = api.post("dba1", "/api/recovery/resolutions/" + id + "/execute", null);
+
+        assertThat(executed.status()).as(executed.toString()).isEqualTo(200);
+        assertThat(executed.json().get("status").asString()).isEqualTo("EXECUTED");
+        assertThat(preparedGids()).isEmpty();
+        assertThat(databases.business().queryForList("select action from recovery_audit where seq > ? order by seq",
+                String.class, auditBefore))
+                .containsExactly("PROPOSED", "APPROVED", "EXECUTION_STARTED", "BRANCH_INTENDED", "BRANCH_ENDED", "EXECUTED");
+        assertThat(databases.business().queryForObject("select count(*) from recovery_audit_intake where detail = ?",
+                Integer.class, "in-doubt batch " + gtrid)).as("the rolled-back action's entry").isZero();
+    }
+
+    /** Committed by the console, the branch's audit entry joins the chain, after the console's own entries, intact. */
+    @Test
+    void anInDoubtBranchCommittedByTheConsoleHasItsAuditEntryChained() throws Exception {
+        String tm = "gone-" + System.nanoTime() % 100000 + ".tm";
+        String gtrid = PreparedBranches.newGtrid(tm);
+        String detail = "in-doubt repair " + gtrid;
+        prepared.prepareOnBusiness(PreparedBranches.atomikosXid(tm, gtrid),
+                connection -> audit.append(connection, "reconciler", "REPAIRED", null, detail));
+        String gid = databases.business().queryForObject("select gid from pg_prepared_xacts", String.class);
+
+        long id = proposeApprove(gtrid, "business-db", gid, "COMMIT");
+        Api.Response executed = api.post("dba1", "/api/recovery/resolutions/" + id + "/execute", null);
+        assertThat(executed.status()).as(executed.toString()).isEqualTo(200);
+        assertThat(api.get("audrey", "/api/recovery/audit").status()).isEqualTo(200);
+
+        Long chainedSeq = databases.business().queryForObject(
+                "select chained_seq from recovery_audit_intake where detail = ?", Long.class, detail);
+        assertThat(chainedSeq).as("chained when the trail was read").isNotNull();
+        assertThat(databases.business().queryForMap("select actor, action, detail from recovery_audit where seq = ?", chainedSeq))
+                .containsEntry("actor", "reconciler").containsEntry("action", "REPAIRED").containsEntry("detail", detail);
+        assertThat(databases.business().queryForObject(
+                "select max(seq) from recovery_audit where detail like ?", Long.class, "resolution #" + id + "%"))
+                .as("the console's entries came first").isLessThan(chainedSeq);
+        assertThat(api.get("audrey", "/api/recovery/audit/verify").json().get("intact").asBoolean()).isTrue();
+        assertThatThrownBy(() -> databases.business().update("update recovery_audit_intake set detail = 'forged' where detail = ?", detail))
+                .hasStackTraceContaining("recovery_audit_intake only takes chained_seq");
     }
 
     @Test

@@ -71,7 +71,25 @@ public final class PreparedBranches {
         prepare(endpoints.workflow(), xid, "select pg_advisory_xact_lock_shared(4242)");
     }
 
-    private static void prepare(DatabaseSettings settings, Xid xid, String work) throws Exception {
+    /** The work a branch of the service does, given its connection (the production code's own statements). */
+    public interface BranchWork {
+        void on(Connection connection) throws Exception;
+    }
+
+    /** Prepares a branch on the business database that did {@code work}, as a halted node's branch would stay. */
+    public void prepareOnBusiness(Xid xid, BranchWork work) throws Exception {
+        prepare(endpoints.business(), xid, work);
+    }
+
+    private static void prepare(DatabaseSettings settings, Xid xid, String sql) throws Exception {
+        prepare(settings, xid, connection -> {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(sql);
+            }
+        });
+    }
+
+    private static void prepare(DatabaseSettings settings, Xid xid, BranchWork work) throws Exception {
         PGXADataSource dataSource = new PGXADataSource();
         dataSource.setUrl(settings.url());
         dataSource.setUser(settings.username());
@@ -80,8 +98,8 @@ public final class PreparedBranches {
         try {
             XAResource resource = xaConnection.getXAResource();
             resource.start(xid, XAResource.TMNOFLAGS);
-            try (Connection connection = xaConnection.getConnection(); Statement statement = connection.createStatement()) {
-                statement.execute(work);
+            try (Connection connection = xaConnection.getConnection()) {
+                work.on(connection);
             }
             resource.end(xid, XAResource.TMSUCCESS);
             resource.prepare(xid);

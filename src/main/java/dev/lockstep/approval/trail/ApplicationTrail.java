@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.hibernate.Session;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 /**
@@ -26,12 +27,15 @@ public class ApplicationTrail {
     public static final String DEADLINE_ACTOR = "deadline";
 
     private final ApplicationEventRepository events;
+    private final ObjectProvider<AuditTrail> audit;
 
     @PersistenceContext
     private EntityManager entityManager;
 
-    ApplicationTrail(ApplicationEventRepository events) {
+    /** {@code audit}: present in the XA deployment; the single-database one has no two-phase transactions. */
+    ApplicationTrail(ApplicationEventRepository events, ObjectProvider<AuditTrail> audit) {
         this.events = events;
+        this.audit = audit;
     }
 
     /** {@code openTasks}: the run's tasks as they were just before the cancel closed them. */
@@ -45,8 +49,16 @@ public class ApplicationTrail {
         if (kind == Kind.TERMINATED) {
             String detail = "application #" + application.getId() + " lifecycle " + application.getLifecycleNo()
                     + " terminated: " + reason + " (open tasks: " + taskIds + ")";
-            entityManager.unwrap(Session.class).doReturningWork(connection ->
-                    AuditTrail.appendOn(connection, now, actor, "APPLICATION_TERMINATED", null, detail));
+            // In the XA deployment the entry waits in the intake until the cancel commits (a prepared
+            // branch must not hold the chain's lock); in the single-database one it is chained at once.
+            AuditTrail xaAudit = audit.getIfAvailable();
+            entityManager.unwrap(Session.class).doWork(connection -> {
+                if (xaAudit != null) {
+                    xaAudit.append(connection, actor, "APPLICATION_TERMINATED", null, detail);
+                } else {
+                    AuditTrail.appendOn(connection, now, actor, "APPLICATION_TERMINATED", null, detail);
+                }
+            });
         }
     }
 

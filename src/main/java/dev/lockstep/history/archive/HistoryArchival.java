@@ -230,7 +230,7 @@ public class HistoryArchival {
     }
 
     private void audit(String actor, String action, String detail) {
-        entityManager.unwrap(Session.class).doReturningWork(c -> audit.append(c, actor, action, null, detail));
+        entityManager.unwrap(Session.class).doWork(c -> audit.append(c, actor, action, null, detail));
     }
 
     /** Everything the engine's history holds for one ended process, read through its query API. */

@@ -15,12 +15,10 @@ import java.util.Set;
 class OutboxOperations {
 
     private final OutboxStore store;
-    private final AuditTrail audit;
     private final Clock clock;
 
-    OutboxOperations(OutboxStore store, AuditTrail audit, Clock clock) {
+    OutboxOperations(OutboxStore store, Clock clock) {
         this.store = store;
-        this.audit = audit;
         this.clock = clock;
     }
 
@@ -49,7 +47,8 @@ class OutboxOperations {
             String errorCode = to == EventStatus.FAILED ? "GIVEN_UP" : event.lastErrorCode();
             store.operatorMark(connection, event, to, freshAttempts, errorCode,
                     to == EventStatus.FAILED ? "FAILED" : "PENDING", now);
-            audit.append(connection, actor, action, null, "outbox event " + eventId + " (" + event.eventType() + " "
+            // a local transaction on the publisher's pool, never in doubt: it may hold the chain's lock briefly
+            AuditTrail.appendOn(connection, now, actor, action, null, "outbox event " + eventId + " (" + event.eventType() + " "
                     + event.aggregateType() + " " + event.aggregateId() + ") " + current + " -> " + to
                     + (freshAttempts ? ", attempts reset" : "") + ": " + reason);
             return store.find(connection, eventId, false).orElseThrow();

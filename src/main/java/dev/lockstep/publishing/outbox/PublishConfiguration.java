@@ -6,7 +6,6 @@ import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.LockstepProperties;
-import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.publishing.catalog.CatalogConfiguration;
 import dev.lockstep.publishing.catalog.CatalogCredential;
 import dev.lockstep.publishing.delivery.CatalogClient;
@@ -101,8 +100,8 @@ public class PublishConfiguration {
     }
 
     @Bean
-    OutboxOperations outboxOperations(OutboxStore store, AuditTrail audit, ObjectProvider<Clock> clock) {
-        return new OutboxOperations(store, audit, clock.getIfAvailable(Clock::systemUTC));
+    OutboxOperations outboxOperations(OutboxStore store, ObjectProvider<Clock> clock) {
+        return new OutboxOperations(store, clock.getIfAvailable(Clock::systemUTC));
     }
 
     /** Where events go: {@code description} for the logs, {@code url} null when nowhere is configured. */

@@ -95,13 +95,18 @@ public class StartupBranchResolution implements BeforeRecovery, AfterTransaction
                 XAResource xa = connection.getXAResource();
                 for (Xid xid : xa.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN)) {
                     DecodedXid decoded = new DecodedXid(xid.getFormatId(), xid.getGlobalTransactionId(), xid.getBranchQualifier());
-                    Optional<String> rollBack = OwnOrphan.reasonToRollBack(decoded, selfTm, processStart, pending);
-                    if (rollBack.isPresent()) {
-                        end(resource, xa, xid, decoded, false, rollBack.get());
-                    }
-                    Optional<String> commit = OwnOrphan.reasonToCommit(decoded, selfTm, processStart, pending);
-                    if (commit.isPresent()) {
-                        end(resource, xa, xid, decoded, true, commit.get());
+                    try {
+                        Optional<String> rollBack = OwnOrphan.reasonToRollBack(decoded, selfTm, processStart, pending);
+                        if (rollBack.isPresent()) {
+                            end(resource, xa, xid, decoded, false, rollBack.get());
+                        }
+                        Optional<String> commit = OwnOrphan.reasonToCommit(decoded, selfTm, processStart, pending);
+                        if (commit.isPresent()) {
+                            end(resource, xa, xid, decoded, true, commit.get());
+                        }
+                    } catch (RuntimeException oneBranch) {
+                        // one branch that cannot be ended now (its audit entry refused, say) leaves the others to do
+                        log.warn("startup resolution of {} branch {} skipped: {}", resource, decoded, oneBranch.toString());
                     }
                 }
             } finally {
