@@ -1,6 +1,7 @@
 package dev.lockstep.security.login;
 
 import dev.lockstep.security.SecurityProblems;
+import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -20,12 +21,15 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * Takes the login throttle's tokens for a login attempt (HTTP Basic credentials, or the console's login form)
  * before any password is checked, and stops it when its user name or address is locked out: 429 problem+json
  * LOGIN_RATE_LIMITED with Retry-After. The tokens go back only when the request ends authenticated by a name and
- * password; a refusal, an error or anything else keeps them. Requests without credentials, and bearer tokens
+ * password (as soon as that is decided, see {@link #authenticationDecided()}); a refusal, an error or anything else
+ * keeps them. Requests without credentials, and bearer tokens
  * (unguessable, issued elsewhere), pass untouched.
  */
 public final class LoginThrottleFilter extends OncePerRequestFilter {
 
     static final String CODE = "LOGIN_RATE_LIMITED";
+
+    private static final String ATTEMPT = LoginThrottleFilter.class.getName() + ".attempt";
 
     private final LoginThrottle throttle;
     private final String loginProcessingUrl;
@@ -45,6 +49,7 @@ public final class LoginThrottleFilter extends OncePerRequestFilter {
         }
         LoginThrottle.Admission admission = throttle.begin(user.get(), request.getRemoteAddr());
         if (admission.attempt() != null) {
+            request.setAttribute(ATTEMPT, admission.attempt());
             try {
                 chain.doFilter(request, response);
             } finally {
@@ -58,6 +63,25 @@ public final class LoginThrottleFilter extends OncePerRequestFilter {
         SecurityProblems.write(request, response, HttpStatus.TOO_MANY_REQUESTS, CODE,
                 "Too many failed logins " + (lockout.scope() == LoginThrottle.Scope.USER ? "for this user" : "from this address")
                         + "; no attempt is checked for " + seconds + " s. See docs/security.md.");
+    }
+
+    /**
+     * Ends the request's login attempt as soon as the Basic filter let it through, so that a right password gives
+     * its tokens back before the request's own work rather than holding them (and a user's or an address's
+     * allowance of attempts in flight) for as long as the request runs. Goes right after BasicAuthenticationFilter;
+     * failures never get here and are ended by {@link LoginThrottleFilter} itself.
+     */
+    public static Filter authenticationDecided() {
+        return new OncePerRequestFilter() {
+            @Override
+            protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                    throws ServletException, IOException {
+                if (request.getAttribute(ATTEMPT) instanceof LoginThrottle.Attempt attempt) {
+                    attempt.end(authenticatedByPassword());
+                }
+                chain.doFilter(request, response);
+            }
+        };
     }
 
     /**
