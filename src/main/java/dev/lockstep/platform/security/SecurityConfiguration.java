@@ -25,6 +25,7 @@ import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.UsernamePasswordAuthenticationFilter;
+import org.springframework.security.web.authentication.www.BasicAuthenticationFilter;
 
 /**
  * Who may call what. API clients are stateless: every request carries its credentials (HTTP Basic or a
@@ -87,6 +88,7 @@ public class SecurityConfiguration {
         BrowserSession.issueTokenCookie(http);
         http.addFilterBefore(new LoginThrottleFilter(loginThrottle, BrowserSession.LOGIN_PROCESSING),
                 UsernamePasswordAuthenticationFilter.class);
+        http.addFilterAfter(LoginThrottleFilter.authenticationDecided(), BasicAuthenticationFilter.class);
         if (basic) {
             http.httpBasic(httpBasic -> httpBasic.realmName(REALM).authenticationEntryPoint(entryPoint));
             BrowserSession.configure(http);

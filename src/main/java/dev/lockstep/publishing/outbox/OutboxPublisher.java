@@ -48,8 +48,18 @@ public class OutboxPublisher {
     public int publishDue() {
         Instant now = now();
         List<ClaimedEvent> claimed = store.claim(owner, now, now.plus(settings.lease()), settings.batchSize());
-        for (ClaimedEvent event : claimed) {
-            attempt(event);
+        for (int i = 0; i < claimed.size(); i++) {
+            // issue 29: a slow catalog can use up the lease before the tail of the batch; what is no longer ours is
+            // not sent (another node may be sending it) and what is unsent goes back without an attempt counted
+            if (!store.stillHeld(claimed.get(i), now())) {
+                List<ClaimedEvent> unsent = claimed.subList(i, claimed.size());
+                int released = store.release(unsent, now());
+                log.info("publishing: the lease of this batch ran out or was taken over before event {}; {} unsent"
+                        + " event(s) not sent, {} handed back without an attempt (raise lockstep.publish.lease or lower"
+                        + " batch-size for this catalog)", claimed.get(i).eventId(), unsent.size(), released);
+                break;
+            }
+            attempt(claimed.get(i));
         }
         return claimed.size();
     }

@@ -41,6 +41,63 @@ class OutboxStore implements AutoCloseable {
     }
 
     /**
+     * Whether {@code event} is still this node's to send at {@code now}: the row is PROCESSING under the owner and
+     * lease end of this claim (nobody took it over) and that lease has not run out. Asked of the database before
+     * each send, because another node's claim moves the row, not anything this node can see in memory.
+     */
+    boolean stillHeld(ClaimedEvent event, Instant now) {
+        return inTransaction(connection -> {
+            try (PreparedStatement select = connection.prepareStatement("""
+                    select count(*) from outbox_event
+                     where event_id = ? and event_status = 'PROCESSING' and owner = ? and lease_until = ? and lease_until > ?
+                    """)) {
+                select.setString(1, event.eventId());
+                select.setString(2, event.owner());
+                select.setTimestamp(3, Timestamp.from(event.leaseUntil()));
+                select.setTimestamp(4, Timestamp.from(now));
+                try (ResultSet row = select.executeQuery()) {
+                    row.next();
+                    return row.getInt(1) == 1;
+                }
+            }
+        });
+    }
+
+    /**
+     * Hands back claimed events this node did not send: due again at once, as PENDING (RETRY if they had failed
+     * before), with no attempt counted, so that no claim charges them {@code LEASE_EXPIRED} later. Only rows still
+     * under this claim's owner and lease end are touched (a lease that ran out but was not taken over is still ours
+     * to hand back: nothing was sent under it); returns how many.
+     */
+    int release(List<ClaimedEvent> unsent, Instant now) {
+        return inTransaction(connection -> {
+            int released = 0;
+            for (ClaimedEvent event : unsent) {
+                int updated;
+                try (PreparedStatement release = connection.prepareStatement("""
+                        update outbox_event
+                           set event_status = case when retry_count = 0 then 'PENDING' else 'RETRY' end,
+                               next_retry_at = ?, lease_until = null, updated_at = ?
+                         where event_id = ? and event_status = 'PROCESSING' and owner = ? and lease_until = ?
+                        """)) {
+                    release.setTimestamp(1, Timestamp.from(now));
+                    release.setTimestamp(2, Timestamp.from(now));
+                    release.setString(3, event.eventId());
+                    release.setString(4, event.owner());
+                    release.setTimestamp(5, Timestamp.from(event.leaseUntil()));
+                    updated = release.executeUpdate();
+                }
+                if (updated == 1) {
+                    movePublishStatus(connection, event.eventType(), event.aggregateType(), event.aggregateId(),
+                            event.retryCount() == 0 ? applicationStatus(EventStatus.PENDING) : applicationStatus(EventStatus.RETRY), now);
+                    released++;
+                }
+            }
+            return released;
+        });
+    }
+
+    /**
      * Records an attempt's outcome if {@code event}'s lease is still this node's; false if another
      * node took the event over meanwhile (its own attempt will record the outcome).
      */

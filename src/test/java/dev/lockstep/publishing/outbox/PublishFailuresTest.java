@@ -16,7 +16,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -218,6 +220,99 @@ class PublishFailuresTest extends UseCaseIntegrationTest {
         assertThat(fixture.catalog().queryForObject("select count(distinct asset_id) from published_asset where event_id like ?",
                 Integer.class, like)).isEqualTo(500);
         assertThat(fixture.inboxDeliveries("DUPLICATE")).as("no event was sent twice").isEqualTo(duplicatesBefore);
+    }
+
+    /**
+     * Issue 29, item 12: a slow catalog makes a lease run out in the middle of a batch. Before each send the holder
+     * asks the database whether the event is still its own under an unexpired lease: the event another node took
+     * over meanwhile and the one whose lease simply ran out are not sent by the stale holder, and it charges them
+     * no attempt (the unsent one goes back to PENDING, not left to be taken over as LEASE_EXPIRED).
+     */
+    @Test
+    void aStaleHolderSendsNothingOfTheBatchAfterItsLeaseRanOutAndChargesNoAttempt() throws Exception {
+        String prefix = "lease-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+        List<String> events = List.of(prefix + "1", prefix + "2", prefix + "3");
+        for (int i = 0; i < events.size(); i++) {
+            // due long before anything else in the shared outbox, so that a batch of three takes exactly these
+            db.business().update("""
+                    insert into outbox_event (event_id, aggregate_type, aggregate_id, event_type, payload_json, event_status,
+                                              retry_count, next_retry_at, created_at, updated_at)
+                    values (?, 'TEST_ASSET', ?, 'ASSET_PUBLISH_REQUESTED', ?, 'PENDING', 0,
+                            timestamp '2000-01-01 00:00:00' + ? * interval '1 second', now(), now())
+                    """, events.get(i), Integer.toString(i), "{\"eventId\":\"" + events.get(i) + "\"}", i);
+        }
+        // the claim returns its rows in no set order: the first one sent is held, one of the other two is taken over
+        List<String> creates = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger takenOver = new AtomicInteger();
+        List<Throwable> catalogErrors = java.util.Collections.synchronizedList(new ArrayList<>());
+        // an overloaded catalog: holds the first create for 1.5 s, then answers 503 like every other create
+        HttpServer slowCatalog = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
+        slowCatalog.createContext("/catalog", exchange -> {
+            try (exchange) {
+                exchange.getRequestBody().readAllBytes();
+                if (exchange.getRequestMethod().equals("POST")) {
+                    String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+                    creates.add(key);
+                    if (creates.size() == 1) {
+                        Thread.sleep(1200);
+                        // the 1 s lease is over: another node's claim takes the second event over (what its claim
+                        // statement does to an expired row)
+                        Instant now = Instant.now();
+                        Timestamp takerLease = Timestamp.from(now.plus(Duration.ofHours(1)));
+                        takenOver.set(db.business().update("""
+                                update outbox_event
+                                   set retry_count = retry_count + 1, last_error_code = 'LEASE_EXPIRED', owner = 'taker.tm',
+                                       lease_until = ?, next_retry_at = ?, updated_at = ?
+                                 where event_id = ? and event_status = 'PROCESSING' and lease_until <= ?
+                                """, takerLease, takerLease, Timestamp.from(now), others(events, key).get(0), Timestamp.from(now)));
+                        Thread.sleep(300);
+                    }
+                    exchange.sendResponseHeaders(503, -1);
+                } else {
+                    exchange.sendResponseHeaders(404, -1);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException | java.io.IOException e) {
+                catalogErrors.add(e);
+            }
+        });
+        slowCatalog.setExecutor(Executors.newCachedThreadPool());
+        slowCatalog.start();
+        try {
+            OutboxPublisher stale = fixture.nodeWithLease("stale.tm",
+                    "http://localhost:" + slowCatalog.getAddress().getPort() + "/catalog", Duration.ofSeconds(5),
+                    Duration.ofSeconds(1), events.size());
+
+            assertThat(stale.publishDue()).isEqualTo(3);
+            String sent = creates.get(0);
+            String takenOverEvent = others(events, sent).get(0);
+            String unsent = others(events, sent).get(1);
+
+            assertThat(catalogErrors).as("errors in the slow catalog").isEmpty();
+            assertThat(takenOver.get()).as("the second event was taken over during the first send: "
+                    + db.business().queryForList("select event_id, event_status, owner, lease_until, retry_count from outbox_event"
+                    + " where event_id like ?", prefix + "%")).isEqualTo(1);
+            Map<String, Object> first = fixture.event(sent);
+            assertThat(first).as("attempted, under a lease that ran out while it waited but nobody took")
+                    .containsEntry("event_status", "RETRY").containsEntry("retry_count", 1).containsEntry("last_error_code", "HTTP_503");
+            assertThat(db.business().queryForMap("select event_status, owner, retry_count, last_error_code from outbox_event"
+                    + " where event_id = ?", takenOverEvent)).as("the new holder's, untouched by the stale one")
+                    .containsEntry("event_status", "PROCESSING").containsEntry("owner", "taker.tm")
+                    .containsEntry("retry_count", 1).containsEntry("last_error_code", "LEASE_EXPIRED");
+            assertThat(db.business().queryForMap("select event_status, retry_count, last_error_code, lease_until from outbox_event"
+                    + " where event_id = ?", unsent)).as("not sent, no attempt charged, claimable again")
+                    .containsEntry("event_status", "PENDING").containsEntry("retry_count", 0)
+                    .containsEntry("last_error_code", null).containsEntry("lease_until", null);
+            assertThat(creates).as("creates the catalog received").containsExactly(sent);
+        } finally {
+            slowCatalog.stop(0);
+            db.business().update("delete from outbox_event where event_id like ?", prefix + "%");
+        }
+    }
+
+    private static List<String> others(List<String> events, String event) {
+        return events.stream().filter(other -> !other.equals(event)).sorted().toList();
     }
 
     @Test

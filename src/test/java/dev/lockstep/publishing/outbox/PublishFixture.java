@@ -124,4 +124,19 @@ class PublishFixture {
                 settings.readTimeout(), outsideTransaction);
         return new OutboxPublisher(store, client, settings, owner, Clock.systemUTC(), meters);
     }
+
+    /**
+     * A publisher node with a lease and a batch size of the test's choosing, not checked against the timeouts
+     * ({@link PublishProperties#verify()} wants the lease to outlast two whole attempts): so that a lease can run out
+     * while one slow attempt is still waiting for the catalog, the same thing a batch of many slow attempts does
+     * under the default lease.
+     */
+    OutboxPublisher nodeWithLease(String owner, String catalogUrl, Duration readTimeout, Duration lease, int batchSize) {
+        PublishProperties settings = new PublishProperties(true, URI.create(catalogUrl), null, Duration.ofMillis(500),
+                readTimeout, 10, batchSize, lease, Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(8),
+                Duration.ofMinutes(5));
+        CatalogClient client = new CatalogClient(() -> URI.create(catalogUrl), catalogCredential.token(), settings.connectTimeout(),
+                settings.readTimeout(), outsideTransaction);
+        return new OutboxPublisher(store, client, settings, owner, Clock.systemUTC(), meters);
+    }
 }

@@ -4,12 +4,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.event.EventListener;
-import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
-import org.springframework.security.authentication.event.AbstractAuthenticationFailureEvent;
-import org.springframework.security.web.authentication.WebAuthenticationDetails;
 
-/** The failed-login throttle and what feeds it: Spring Security's failure events for Basic and form logins. */
+/**
+ * The failed-login throttle. Its filter ({@link LoginThrottleFilter}) takes the tokens before a password is checked
+ * and gives them back on success; no authentication event feeds it any more (issue 29: counting on the failure event
+ * let every guess that arrived before the first failure was counted through).
+ */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(LoginThrottleProperties.class)
 class LoginThrottleConfiguration {
@@ -17,28 +17,5 @@ class LoginThrottleConfiguration {
     @Bean
     LoginThrottle loginThrottle(LoginThrottleProperties properties, MeterRegistry meters) {
         return new LoginThrottle(properties, meters);
-    }
-
-    @Bean
-    FailedLogins failedLogins(LoginThrottle throttle) {
-        return new FailedLogins(throttle);
-    }
-
-    static final class FailedLogins {
-
-        private final LoginThrottle throttle;
-
-        FailedLogins(LoginThrottle throttle) {
-            this.throttle = throttle;
-        }
-
-        /** Only a name and password that were checked and refused count; a bearer token's failure is not a guess. */
-        @EventListener
-        void failed(AbstractAuthenticationFailureEvent event) {
-            if (event.getAuthentication() instanceof UsernamePasswordAuthenticationToken attempt) {
-                String address = attempt.getDetails() instanceof WebAuthenticationDetails details ? details.getRemoteAddress() : null;
-                throttle.failed(attempt.getName(), address);
-            }
-        }
     }
 }

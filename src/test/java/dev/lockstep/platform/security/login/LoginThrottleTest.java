@@ -16,6 +16,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -75,6 +79,42 @@ class LoginThrottleTest {
                 .as("the same user from another address").isEqualTo(200);
         assertThat(metric("lockstep_login_lockouts_total{scope=\"address\"}")).isEqualTo(lockoutsBefore + 1);
         assertThat(get(from, "/actuator/health", null).status()).as("requests without credentials pass").isEqualTo(200);
+    }
+
+    /**
+     * Issue 29, item 7: the throttle must take its token before the password is checked. Fifty guesses sent at
+     * the same moment would otherwise all find a token left and all be checked (401), whatever the allowance.
+     */
+    @Test
+    void fiftyConcurrentWrongPasswordsGetNoMorePasswordChecksThanTheAllowance() throws Exception {
+        String from = "127.0.0.6";
+        int guesses = 50;
+        ExecutorService threads = Executors.newFixedThreadPool(guesses);
+        List<Integer> statuses;
+        try {
+            CyclicBarrier together = new CyclicBarrier(guesses);
+            List<Future<Integer>> answers = new java.util.ArrayList<>();
+            for (int i = 0; i < guesses; i++) {
+                String password = "concurrent-guess-" + i;
+                answers.add(threads.submit(() -> {
+                    together.await();
+                    return get(from, "/api/me", basic("audrey", password)).status();
+                }));
+            }
+            statuses = new java.util.ArrayList<>();
+            for (Future<Integer> answer : answers) {
+                statuses.add(answer.get());
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+
+        long checked = statuses.stream().filter(status -> status == 401).count();
+        assertThat(statuses).as("every guess is either checked and refused, or throttled").isSubsetOf(401, 429);
+        assertThat(checked).as("guesses that reached the password check (401) of " + statuses)
+                .isPositive().isLessThanOrEqualTo(3);
+        assertThat(get(from, "/api/me", basic("audrey", Api.DEMO_PASSWORD)).status())
+                .as("the allowance is used up: the right password waits too").isEqualTo(429);
     }
 
     @Test
