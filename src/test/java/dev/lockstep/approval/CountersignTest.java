@@ -259,6 +259,28 @@ class CountersignTest extends UseCaseIntegrationTest {
     }
 
     /**
+     * Issue 29, item 4: two removals at once are serialized by the application's row lock, and the second reads the
+     * engine state the first committed: only one of them fits the policy's minimum (three deciders for ONE_VETO of three).
+     */
+    @Test
+    void twoRemovalsAtOnceKeepTheMinimum() throws Exception {
+        long id = createCountersign("\"ONE_VETO\"", null);
+        String processInstanceId = submit(api, id);
+        assertThat(addSigner("erin", id, "frank").status()).isEqualTo(200);
+
+        List<Api.Response> responses = ApiFlows.race(() -> removeSigner("erin", id, "carol"), () -> removeSigner("erin", id, "dave"));
+
+        assertThat(responses).extracting(Api.Response::status).containsExactlyInAnyOrder(200, 409);
+        assertThat(responses).filteredOn(response -> response.status() == 409)
+                .allSatisfy(response -> assertThat(response.json().get("code").asString()).isEqualTo("BELOW_MINIMUM_DECIDERS"));
+        assertThat(signerTasks(processInstanceId)).hasSize(3);
+        assertThat(loopVariable(processInstanceId, "nrOfInstances")).isEqualTo("3");
+        assertThat(signerChanges(id)).extracting(change -> change.get("kind")).containsExactly("SIGNER_ADDED", "SIGNER_REMOVED");
+        assertThat(status(id)).isEqualTo("APPROVING");
+        assertThat(db.preparedTransactions()).isEmpty();
+    }
+
+    /**
      * Issue 38: after a transfer the person who holds the task is the signer, for the check and the engine command
      * alike: removing them takes that task off (the original signer leaves the signer list), removing the original
      * signer is a 409, and neither is ever a 500.
