@@ -143,6 +143,11 @@ public class RunningApplications {
         separation.refuseHandover(application, task, userId, handover);
     }
 
+    /** Before the held application's signer {@code signerId} is removed: see {@link SeparationOfDuties#refuseSignerRemoval}. */
+    public void refuseSignerRemoval(Application application, String signerId, Caller caller) {
+        separation.refuseSignerRemoval(application, signerId, caller);
+    }
+
     /** The task for a read on behalf of whoever may decide it (nothing locked): refused to the applicant as well. */
     public OpenTask offeredTask(String taskId, Caller caller) {
         OpenTask task = openTask(taskId);

@@ -1,6 +1,7 @@
 package dev.lockstep.approval;
 
 import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.security.Roles;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.transactions.workflow.ApprovalProcess;
 import dev.lockstep.transactions.workflow.ApprovalProcess.OpenTask;
@@ -22,7 +23,9 @@ import org.springframework.stereotype.Component;
  * <li>the signers of a countersign are distinct people: nobody holds or casts two votes of one
  * round (always);
  * <li>one person decides at most one step of an application's run (on the risk levels of
- * {@link SeparationProperties}).
+ * {@link SeparationProperties});
+ * <li>a signer never takes a co-signer's vote away: only an administrator who holds or cast no vote of
+ * the round removes a signer (always).
  * </ul>
  */
 @Component
@@ -78,7 +81,8 @@ public class SeparationOfDuties {
             throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, handover.applicantCode, userId
                     + " applied for application " + application.getId() + " and cannot be handed any of its tasks.");
         }
-        if (ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey()) && signsThisRound(application, task, userId)) {
+        if (ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey())
+                && signsThisRound(application, task.processInstanceId(), task.taskDefinitionKey(), userId)) {
             throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "ALREADY_A_SIGNER", userId
                     + " already holds or cast a vote of this countersign; its signers must be distinct people.");
         }
@@ -89,6 +93,22 @@ public class SeparationOfDuties {
                         + others + " of application " + application.getId() + "; on a " + application.getRiskLevel()
                         + " application one person decides at most one step.");
             }
+        }
+    }
+
+    /**
+     * Before the caller removes {@code signerId} from the countersign of the held application's run: a signer (who
+     * holds or cast a vote of this round) never removes a co-signer, and only an administrator removes signers at all.
+     * Read under the application's row lock, like the other rules.
+     */
+    public void refuseSignerRemoval(Application application, String signerId, Caller caller) {
+        if (!caller.id().equals(signerId)
+                && signsThisRound(application, application.getProcessInstanceId(), ApprovalProcess.COUNTERSIGN_TASK, caller.id())) {
+            throw ApiException.forbidden("CANNOT_REMOVE_CO_SIGNER", caller.id() + " signs this countersign of application "
+                    + application.getId() + " and cannot take " + signerId + "'s vote away; an administrator removes signers.");
+        }
+        if (!caller.hasRole(Roles.ADMIN)) {
+            throw ApiException.forbidden("ONLY_ADMIN_REMOVES_SIGNERS", "Only an administrator removes a countersign signer.");
         }
     }
 
@@ -123,9 +143,9 @@ public class SeparationOfDuties {
      * Holds an open task of the step (as assignee or as the owner of a delegated one), or cast a vote
      * on it since the run last came back through a return: a return re-creates the step, a new round.
      */
-    private boolean signsThisRound(Application application, OpenTask task, String userId) {
-        boolean holds = process.openTasks(task.processInstanceId()).stream()
-                .anyMatch(open -> open.taskDefinitionKey().equals(task.taskDefinitionKey())
+    private boolean signsThisRound(Application application, String processInstanceId, String step, String userId) {
+        boolean holds = process.openTasks(processInstanceId).stream()
+                .anyMatch(open -> open.taskDefinitionKey().equals(step)
                         && (userId.equals(open.assignee()) || userId.equals(open.owner())));
         return holds || entityManager.createQuery("""
                 select count(r) from ApprovalRecord r
@@ -137,7 +157,7 @@ public class SeparationOfDuties {
                 .setParameter("application", application.getId())
                 .setParameter("lifecycle", application.getLifecycleNo())
                 .setParameter("user", userId)
-                .setParameter("step", task.taskDefinitionKey())
+                .setParameter("step", step)
                 .setParameter("returned", Decision.RETURN)
                 .getSingleResult() > 0;
     }

@@ -252,10 +252,15 @@ class SeparationOfDutiesTest {
         assertThat(db.business().queryForList("select task_definition_key from approval_record where application_id = ?",
                 String.class, id)).containsExactly("managerApproval");
         assertThat(engineTask(tasks.get("bob"))).containsEntry("assignee_", "bob");
-        // an admin takes the vote off him; the step then needs the remaining signer only
+        // an admin replaces him (ALL keeps its two deciders: the replacement first, then the removal); frank and carol decide
+        assertThat(api.post("erin", "/api/applications/" + id + "/countersign/signers", "{\"userId\":\"frank\"}", key())
+                .status()).isEqualTo(200);
         assertThat(api.post("erin", "/api/applications/" + id + "/countersign/signers/remove", "{\"userId\":\"bob\"}", key())
                 .status()).isEqualTo(200);
         assertThat(complete(api, "carol", tasks.get("carol"), "APPROVE").status()).isEqualTo(200);
+        assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, id))
+                .as("frank has not decided yet").isEqualTo("APPROVING");
+        assertThat(complete(api, "frank", signerTasks(processInstanceId).get("frank"), "APPROVE").status()).isEqualTo(200);
         assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, id))
                 .isEqualTo("APPROVED");
     }

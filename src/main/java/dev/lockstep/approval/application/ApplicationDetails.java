@@ -45,9 +45,12 @@ public record ApplicationDetails(
         }
     }
 
-    /** A withdrawal or termination: who, when, why, under which request, and the tasks it closed. */
+    /**
+     * A withdrawal, termination, deadline firing or signer change: who, when, why, under which request, the tasks it
+     * closed or concerned, and for a signer change the signer ({@code signerId}, else null).
+     */
     public record Event(int lifecycleNo, String processInstanceId, ApplicationEvent.Kind kind, String actorId, String reason,
-            List<ClosedTask> openTasks, String requestId, Instant occurredAt) {
+            List<ClosedTask> openTasks, String requestId, Instant occurredAt, String signerId) {
 
         static Event of(ApplicationEvent e) {
             List<String> ids = split(e.getOpenTaskIds());
@@ -55,7 +58,7 @@ public record ApplicationDetails(
             List<ClosedTask> tasks = IntStream.range(0, ids.size())
                     .mapToObj(i -> new ClosedTask(ids.get(i), i < names.size() ? names.get(i) : null)).toList();
             return new Event(e.getLifecycleNo(), e.getProcessInstanceId(), e.getKind(), e.getActorId(), e.getReason(), tasks,
-                    e.getRequestId(), e.getOccurredAt());
+                    e.getRequestId(), e.getOccurredAt(), e.getSignerId());
         }
 
         private static List<String> split(String joined) {

@@ -9,6 +9,8 @@ import dev.lockstep.approval.handover.HandoverRequest;
 import dev.lockstep.approval.handover.TaskHandover;
 import dev.lockstep.approval.handover.TaskHandover.Kind;
 import dev.lockstep.approval.handover.TaskHandoverRepository;
+import dev.lockstep.approval.trail.ApplicationEvent;
+import dev.lockstep.approval.trail.ApplicationTrail;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.security.Roles;
 import dev.lockstep.platform.web.ApiException;
@@ -25,7 +27,10 @@ import org.springframework.transaction.annotation.Transactional;
 
 /**
  * 加签 / 减签: signers added to or taken off an application's running countersign step, each change
- * recorded as a handover in the same XA transaction as the engine change.
+ * recorded as a handover and on the application's trail ({@code application_event}) in the same XA
+ * transaction as the engine change. A removal is an administrator's act, never a signer's on a
+ * co-signer, and never decides the step (the engine command refuses it, see
+ * {@code ApprovalProcess#removeSigner}); all checks run under the application's row lock.
  */
 @Service
 @Transactional(rollbackFor = Exception.class)
@@ -36,21 +41,23 @@ public class SignerChanges {
     private final ApplicationRepository applications;
     private final RunningApplications running;
     private final TaskHandoverRepository handovers;
+    private final ApplicationTrail trail;
     private final ApprovalProcess process;
     private final Clock clock;
 
     public SignerChanges(ApplicationRepository applications, RunningApplications running, TaskHandoverRepository handovers,
-            ApprovalProcess process, Clock clock) {
+            ApplicationTrail trail, ApprovalProcess process, Clock clock) {
         this.applications = applications;
         this.running = running;
         this.handovers = handovers;
+        this.trail = trail;
         this.process = process;
         this.clock = clock;
     }
 
-    /** 加签: one more signer on the running countersign step, with their own task. */
+    /** 加签: one more signer on the running countersign step, with their own task; by an outstanding signer or an admin. */
     public ApplicationView addSigner(long applicationId, HandoverRequest request, UseCaseCall call) {
-        Application application = lockUndecidedCountersign(applicationId, call.caller());
+        Application application = lockUndecidedCountersign(applicationId, call.caller(), null);
         call.actsOn(applicationId);
         String processInstanceId = application.getProcessInstanceId();
         running.refuseHandover(application, countersignTask(processInstanceId).orElseThrow(), request.userId(), Handover.ADD_SIGNER);
@@ -59,34 +66,45 @@ public class SignerChanges {
         }
         process.addSigner(processInstanceId, request.userId());
         OpenTask added = signerTask(processInstanceId, request.userId()).orElseThrow();
-        return signersChanged(application, added, Kind.ADD_SIGNER, null, request.userId(), request.comment(), call);
+        return signersChanged(application, added, Kind.ADD_SIGNER, request.userId(), request.comment(), call);
     }
 
-    /** 减签: an outstanding signer is taken off; if that decides the step, the application takes the outcome. */
+    /**
+     * 减签: an outstanding signer is taken off, by an administrator who signs nothing of this round. Refused when it
+     * would decide the step: the step then still waits for a decision (see {@code ApprovalProcess#removeSigner}).
+     */
     public ApplicationView removeSigner(long applicationId, HandoverRequest request, UseCaseCall call) {
-        Application application = lockUndecidedCountersign(applicationId, call.caller());
-        call.actsOn(applicationId);
+        Application application = lockUndecidedCountersign(applicationId, call.caller(), request.userId());
         String processInstanceId = application.getProcessInstanceId();
+        call.actsOn(applicationId);
         OpenTask removed = signerTask(processInstanceId, request.userId()).orElseThrow(() -> ApiException.conflict(
                 "NOT_AN_OUTSTANDING_SIGNER", request.userId() + " has no open countersign task on application " + applicationId + "."));
-        if (process.signers(processInstanceId).size() == 1) {
-            throw ApiException.conflict("LAST_SIGNER", "The last signer cannot be removed; terminate or withdraw instead.");
-        }
-        process.removeSigner(processInstanceId, removed.id(), "Signer " + request.userId() + " removed by " + call.caller().id());
-        return signersChanged(application, removed, Kind.REMOVE_SIGNER, request.userId(), null, request.comment(), call);
+        process.removeSigner(processInstanceId, removed.id(), "Signer " + request.userId() + " removed by " + call.caller().id(),
+                application.getCountersign());
+        return signersChanged(application, removed, Kind.REMOVE_SIGNER, request.userId(), request.comment(), call);
     }
 
-    private ApplicationView signersChanged(Application application, OpenTask task, Kind kind, String from, String to,
-            String comment, UseCaseCall call) {
+    private ApplicationView signersChanged(Application application, OpenTask task, Kind kind, String signer, String comment,
+            UseCaseCall call) {
         Instant now = clock.instant();
-        log.info("{}: {} changed the signers of application {} ({} -> {})", kind, call.caller().id(), application.getId(), from, to);
-        handovers.saveAndFlush(TaskHandover.of(application.getId(), task.processInstanceId(), task.id(), kind, from, to, comment,
-                call.caller().id(), call.requestId(), now));
+        boolean added = kind == Kind.ADD_SIGNER;
+        log.info("{}: {} changed the signers of application {} ({} {})", kind, call.caller().id(), application.getId(),
+                added ? "added" : "removed", signer);
+        handovers.saveAndFlush(TaskHandover.of(application.getId(), task.processInstanceId(), task.id(), kind, added ? null : signer,
+                added ? signer : null, comment, call.caller().id(), call.requestId(), now));
+        String reason = "Signer " + signer + (added ? " added by " : " removed by ") + call.caller().id()
+                + (comment == null || comment.isBlank() ? "" : ": " + comment);
+        trail.signerChanged(application, added ? ApplicationEvent.Kind.SIGNER_ADDED : ApplicationEvent.Kind.SIGNER_REMOVED, signer,
+                task, reason, call, now);
         return running.settle(application, task.processInstanceId(), now);
     }
 
-    /** Locks a countersign application whose step is still open; only its outstanding signers or an admin change signers. */
-    private Application lockUndecidedCountersign(long applicationId, Caller caller) {
+    /**
+     * Locks a countersign application whose countersign step runs and is still open, for the caller to add a signer
+     * (only an outstanding signer or an admin) or, given {@code removedSigner}, to remove one (only an admin who signs
+     * nothing of this round: {@link RunningApplications#refuseSignerRemoval}).
+     */
+    private Application lockUndecidedCountersign(long applicationId, Caller caller, String removedSigner) {
         Application application = applications.findById(applicationId).orElseThrow(() -> ApiException.notFound(
                 "APPLICATION_NOT_FOUND", "There is no application " + applicationId + "."));
         if (application.getCountersign() == null) {
@@ -96,8 +114,10 @@ public class SignerChanges {
             throw ApiException.conflict("COUNTERSIGN_DECIDED", "The countersign of application " + applicationId
                     + " is already decided; signers can no longer change.");
         }
-        if (!caller.hasRole(Roles.ADMIN) && signerTask(application.getProcessInstanceId(), caller.id()).isEmpty()) {
-            throw ApiException.forbidden("NOT_A_SIGNER", "Only an outstanding signer or an administrator changes the signers.");
+        if (removedSigner != null) {
+            running.refuseSignerRemoval(application, removedSigner, caller);
+        } else if (!caller.hasRole(Roles.ADMIN) && signerTask(application.getProcessInstanceId(), caller.id()).isEmpty()) {
+            throw ApiException.forbidden("NOT_A_SIGNER", "Only an outstanding signer or an administrator adds a signer.");
         }
         if (countersignTask(application.getProcessInstanceId()).isEmpty()) {
             throw ApiException.conflict("COUNTERSIGN_NOT_STARTED", "Application " + applicationId

@@ -10,9 +10,9 @@ import jakarta.persistence.Table;
 import java.time.Instant;
 
 /**
- * One application-level event of the trail: a withdrawal or termination of a lifecycle, or a step
- * deadline's firing, with who, when, why and which tasks it closed or concerned (their ids and names,
- * comma separated, in the engine's order).
+ * One application-level event of the trail: a withdrawal or termination of a lifecycle, a step
+ * deadline's firing, or a signer added to or removed from a running countersign, with who, when, why
+ * and which tasks it closed or concerned (their ids and names, comma separated, in the engine's order).
  */
 @Entity
 @Table(name = "application_event")
@@ -23,7 +23,9 @@ public class ApplicationEvent {
         /** Step deadlines (actor {@value ApplicationTrail#DEADLINE_ACTOR}): the candidates reminded, the step escalated. */
         REMINDED, ESCALATED,
         /** A step's final deadline ended the run: rejected, or returned to the applicant. */
-        OVERDUE_REJECTED, OVERDUE_RETURNED
+        OVERDUE_REJECTED, OVERDUE_RETURNED,
+        /** 加签 / 减签 on a running countersign: {@code signerId} names the signer, the task is the one it created or closed. */
+        SIGNER_ADDED, SIGNER_REMOVED
     }
 
     @Id
@@ -40,6 +42,7 @@ public class ApplicationEvent {
     private String openTaskNames;
     private String requestId;
     private Instant occurredAt;
+    private String signerId;
 
     protected ApplicationEvent() {
     }
@@ -57,6 +60,14 @@ public class ApplicationEvent {
         event.openTaskNames = openTaskNames;
         event.requestId = requestId;
         event.occurredAt = occurredAt;
+        return event;
+    }
+
+    static ApplicationEvent signerChange(long applicationId, int lifecycleNo, String processInstanceId, Kind kind,
+            String signerId, String actorId, String reason, String taskId, String taskName, String requestId, Instant occurredAt) {
+        ApplicationEvent event = of(applicationId, lifecycleNo, processInstanceId, kind, actorId, reason, taskId, taskName,
+                requestId, occurredAt);
+        event.signerId = signerId;
         return event;
     }
 
@@ -94,5 +105,10 @@ public class ApplicationEvent {
 
     public Instant getOccurredAt() {
         return occurredAt;
+    }
+
+    /** The signer a {@link Kind#SIGNER_ADDED} / {@link Kind#SIGNER_REMOVED} entry concerns; null for every other kind. */
+    public String getSignerId() {
+        return signerId;
     }
 }

@@ -15,8 +15,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 /**
- * Records a withdrawal or termination in the use case's own transaction: the application_event row
- * and, for a termination (a forced action by an admin), an entry of the hash-chained audit trail.
+ * Records a withdrawal, termination or signer change in the use case's own transaction: the
+ * application_event row and, for a termination (a forced action by an admin), an entry of the
+ * hash-chained audit trail.
  * Both are written on Hibernate's connection of the business XA DataSource, the same branch as the
  * cancel's other business writes, so they commit or roll back with the cancel.
  */
@@ -68,6 +69,20 @@ public class ApplicationTrail {
                 application.getProcessInstanceId(), kind, DEADLINE_ACTOR, reason,
                 tasks.stream().map(OpenTask::id).collect(Collectors.joining(",")),
                 tasks.stream().map(OpenTask::name).collect(Collectors.joining(",")), null, now));
+    }
+
+    /**
+     * 加签 / 减签: {@code signerId} was added to or removed from the application's running countersign; {@code task}: the
+     * signer task the change created or closed.
+     */
+    public void signerChanged(Application application, Kind kind, String signerId, OpenTask task, String reason,
+            UseCaseCall call, Instant now) {
+        if (kind != Kind.SIGNER_ADDED && kind != Kind.SIGNER_REMOVED) {
+            throw new IllegalArgumentException(kind + " is no signer change");
+        }
+        events.saveAndFlush(ApplicationEvent.signerChange(application.getId(), application.getLifecycleNo(),
+                application.getProcessInstanceId(), kind, signerId, call.caller().id(), reason, task.id(), task.name(),
+                call.requestId(), now));
     }
 
     public List<ApplicationEvent> of(long applicationId) {

@@ -125,10 +125,13 @@ public class ApprovalProcess {
 
     /**
      * 减签 of the signer who holds the open countersign task {@code taskId} (its original signer, if it was
-     * transferred, leaves the signer list); may decide the step by the policy and so end the process.
+     * transferred, leaves the signer list). Never decides the step: refused (409, see {@link RemoveSignerCmd})
+     * when it would leave no outstanding signer, fewer signers than the minimum number of distinct deciders of
+     * the policy as {@code declared} at the application's creation, or the policy's completion condition met.
      */
-    public void removeSigner(String processInstanceId, String taskId, String reason) {
-        management.executeCommand(new RemoveSignerCmd(processInstanceId, taskId, reason, countersignRule));
+    public void removeSigner(String processInstanceId, String taskId, String reason, Countersign declared) {
+        management.executeCommand(new RemoveSignerCmd(processInstanceId, taskId, reason, countersignRule,
+                CountersignRule.minimumDeciders(declared)));
     }
 
     /** The earlier steps the open task may be returned to; empty where the process shape offers none. */

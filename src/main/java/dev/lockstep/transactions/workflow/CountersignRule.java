@@ -39,12 +39,15 @@ public class CountersignRule {
 
     /** Completion condition: once true, the engine closes the outstanding sibling tasks. */
     public boolean decided(DelegateExecution execution) {
-        Tally tally = tally(execution);
-        return switch (tally.policy()) {
-            case ALL -> tally.approvals() + tally.rejections() == tally.signers();
-            case ONE_VETO -> tally.rejections() > 0 || tally.approvals() == tally.signers();
-            case RATIO -> tally.approvals() >= tally.required() || tally.signers() - tally.rejections() < tally.required();
-        };
+        return tally(execution).decided();
+    }
+
+    /**
+     * Whether the step would be decided if one signer left the list now, with no new decision: the check that keeps
+     * a removal (减签) from deciding the step by itself.
+     */
+    boolean decidedWithoutOneSigner(DelegateExecution execution) {
+        return tally(execution).withoutOneSigner().decided();
     }
 
     public boolean approved(DelegateExecution execution) {
@@ -52,20 +55,47 @@ public class CountersignRule {
         return tally.policy() == Policy.RATIO ? tally.approvals() >= tally.required() : tally.rejections() == 0;
     }
 
+    /**
+     * The policy's minimum number of distinct deciders: what it needs to approve, counted on the signers the applicant
+     * named ({@code declared}, stored with the application): ALL and ONE_VETO every one of them, RATIO
+     * ceil(ratio × named). Additions may raise the signer list above it; a removal may not take the list below it.
+     */
+    static int minimumDeciders(Countersign declared) {
+        int named = declared.signers().size();
+        return declared.policy() == Policy.RATIO ? required(declared.ratio(), named) : named;
+    }
+
     private static Tally tally(DelegateExecution execution) {
         Policy policy = Policy.valueOf((String) execution.getVariable(POLICY));
         int signers = ((Collection<?>) execution.getVariable(SIGNERS)).size();
-        int required = policy == Policy.RATIO
-                ? new BigDecimal(execution.getVariable(RATIO).toString()).multiply(BigDecimal.valueOf(signers))
-                        .setScale(0, RoundingMode.CEILING).intValueExact()
-                : signers;
-        return new Tally(policy, signers, required, number(execution, APPROVALS), number(execution, REJECTIONS));
+        BigDecimal ratio = policy == Policy.RATIO ? new BigDecimal(execution.getVariable(RATIO).toString()) : null;
+        return new Tally(policy, ratio, signers, number(execution, APPROVALS), number(execution, REJECTIONS));
+    }
+
+    private static int required(BigDecimal ratio, int signers) {
+        return ratio.multiply(BigDecimal.valueOf(signers)).setScale(0, RoundingMode.CEILING).intValueExact();
     }
 
     private static int number(DelegateExecution execution, String name) {
         return ((Number) execution.getVariable(name)).intValue();
     }
 
-    private record Tally(Policy policy, int signers, int required, int approvals, int rejections) {
+    private record Tally(Policy policy, BigDecimal ratio, int signers, int approvals, int rejections) {
+
+        int required() {
+            return policy == Policy.RATIO ? CountersignRule.required(ratio, signers) : signers;
+        }
+
+        boolean decided() {
+            return switch (policy) {
+                case ALL -> approvals + rejections == signers;
+                case ONE_VETO -> rejections > 0 || approvals == signers;
+                case RATIO -> approvals >= required() || signers - rejections < required();
+            };
+        }
+
+        Tally withoutOneSigner() {
+            return new Tally(policy, ratio, signers - 1, approvals, rejections);
+        }
     }
 }

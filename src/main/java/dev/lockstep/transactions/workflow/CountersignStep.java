@@ -48,6 +48,12 @@ final class CountersignStep {
         root.setVariableLocal(NR_OF_ACTIVE_INSTANCES, loopVariable(NR_OF_ACTIVE_INSTANCES) + delta);
     }
 
+    /** The signer list the policy counts, as the engine holds it now. */
+    @SuppressWarnings("unchecked")
+    List<String> signers() {
+        return List.copyOf((List<String>) root.getVariable(CountersignRule.SIGNERS));
+    }
+
     @SuppressWarnings("unchecked")
     void changeSigners(java.util.function.Consumer<List<String>> change) {
         List<String> signers = new ArrayList<>((List<String>) root.getVariable(CountersignRule.SIGNERS));
