@@ -508,12 +508,17 @@ public final class ChaosHarness implements AutoCloseable {
      */
     public Duration restartAndAwaitNoPrepared(ScenarioRecord s, Timeouts timeouts, Duration window) {
         long t0 = System.nanoTime();
-        Duration startup = service.start(TM_NAME, bytemanJar, rules(), timeouts);
-        s.note("restarted service answered HTTP after " + seconds(startup));
+        restartAs(s, TM_NAME, timeouts);
         awaitNoPrepared(window);
         Duration recovery = Duration.ofNanos(System.nanoTime() - t0);
         s.timeToRecoveryMillis = recovery.toMillis();
         return recovery;
+    }
+
+    /** Starts the service again (rules loaded, none armed) under {@code tmName}, without waiting for recovery. */
+    public void restartAs(ScenarioRecord s, String tmName, Timeouts timeouts) {
+        Duration startup = service.start(tmName, bytemanJar, rules(), timeouts);
+        s.note("restarted service (" + tmName + ") answered HTTP after " + seconds(startup));
     }
 
     public void awaitNoPrepared(Duration window) {

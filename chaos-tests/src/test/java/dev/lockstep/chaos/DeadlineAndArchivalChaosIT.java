@@ -19,6 +19,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Background work halted between the prepares of its XA transaction (issue 16): a deadline's escalation
@@ -44,6 +45,9 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
     /** lock-time + reset-expired-interval + acquire-wait below, with room for a busy machine. */
     private static final Duration REFIRE_WINDOW = Duration.ofSeconds(120);
+    /** The halted node's heartbeat goes stale after lockstep.recovery.heartbeat-timeout (1 min), with room for a busy machine. */
+    private static final Duration ORPHAN_WINDOW = Duration.ofSeconds(150);
+    private static final String OTHER_NODE = "chaos-2.tm";
 
     @BeforeAll
     static void startDatabases() {
@@ -170,6 +174,106 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         s.observedOutcome = "rolled back (all " + processes.size() + " processes still in ACT_HI_*, none archived); the batch run"
                 + " again moved each exactly once: " + String.join("; ", moved);
         assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+
+    /**
+     * Issue 29, item 1: the batch of 44 left in doubt by a node that never comes back, so nothing resolves it
+     * and two DBAs do, in the recovery console of another node. The batch writes its audit entry
+     * inside its transaction; its prepared branch must not hold a lock that the console's own audited
+     * writes wait on (it did: the chain's table lock), or the console cannot resolve what blocks it.
+     */
+    @Test
+    @Order(3)
+    void theConsoleResolvesAnArchivalBatchLeftInDoubt() throws SQLException {
+        ScenarioRecord s = REPORT.begin(76, "history archival batch left in doubt, resolved in the recovery console",
+                MOMENT + " of one history archival batch, whose business branch wrote the batch's audit entry; the halted"
+                        + " node never comes back",
+                "Byteman rule " + HALT_RULE + " as in 44; another node (" + OTHER_NODE + ") started on the same databases; once the"
+                        + " halted node's heartbeat is stale its transaction is an ORPHAN, and dba1 proposes ROLLBACK, dba2 approves,"
+                        + " dba1 executes",
+                "The console resolves it while the branch is still prepared: EXECUTED, nothing prepared, each process still"
+                        + " in ACT_HI_* and not archived, the batch's audit entry never chained, the audit chain intact.");
+        s.useCase = "history archival";
+
+        h.ensureService(Timeouts.SHORT);
+        String process = withdrawnProcess(h.client);
+        History before = history(process);
+        s.rowsBefore.put("process " + process, before);
+        long auditBefore;
+        try (Connection b = h.business.connect()) {
+            auditBefore = Long.parseLong(ChaosHarness.one(b, "select coalesce(max(seq), 0) from recovery_audit where seq >= ?", 0));
+        }
+        h.arm(MIN_AGE_RULE);
+        try {
+            h.arm(HALT_RULE);
+            try {
+                s.clientAnswer = runBatch().toString();
+                h.service.awaitExit(Duration.ofSeconds(90));
+                s.preparedAfterFault = h.prepared();
+                s.coordinatorLogAfterFault = h.coordinatorLog();
+                h.requireHaltEvidence(s, HALT_RULE, MOMENT, 1);
+            } finally {
+                h.disarm(HALT_RULE);
+            }
+        } finally {
+            h.disarm(MIN_AGE_RULE);
+        }
+        h.restartAs(s, OTHER_NODE, Timeouts.SHORT);
+
+        JsonNode inDoubt = awaitInDoubt(s);
+        String gtrid = inDoubt.get("gtrid").asString();
+        Answer proposed = h.client.send("dba1", "POST", "/api/recovery/resolutions", "{\"gtrid\":\"" + gtrid
+                + "\",\"action\":\"ROLLBACK\",\"reason\":\"node chaos-1 lost for good; the batch is run"
+                + " again\",\"override\":false}", null);
+        assertThat(proposed.status()).as("propose: " + proposed).isEqualTo(200);
+        long id = proposed.json().get("id").asLong();
+        Answer approved = h.client.send("dba2", "POST", "/api/recovery/resolutions/" + id + "/approve", null, null);
+        assertThat(approved.status()).as("approve: " + approved).isEqualTo(200);
+        Answer executed = h.client.send("dba1", "POST", "/api/recovery/resolutions/" + id + "/execute", null, null);
+        s.note("resolution #" + id + ": " + executed);
+        assertThat(executed.status()).as("execute: " + executed).isEqualTo(200);
+        assertThat(executed.json().get("status").asString()).isEqualTo("EXECUTED");
+
+        s.preparedAfterRecovery = h.prepared();
+        assertThat(s.preparedAfterRecovery).as("nothing left prepared").isEmpty();
+        History after = history(process);
+        s.rowsAfterRecovery.put("process " + process, after);
+        assertThat(after).as("rolled back: still in the history, not archived").isEqualTo(before);
+        Answer verify = h.client.send("dba1", "GET", "/api/recovery/audit/verify", null, null);
+        assertThat(verify.json().get("intact").asBoolean()).as("audit chain: " + verify).isTrue();
+        try (Connection b = h.business.connect()) {
+            String actions = ChaosHarness.one(b, "select string_agg(action, ',' order by seq) from recovery_audit where seq > ?",
+                    auditBefore);
+            s.note("audit entries since the batch began: " + actions);
+            assertThat(actions).as("the console's entries, none of the rolled-back batch")
+                    .contains("PROPOSED", "APPROVED", "EXECUTED").doesNotContain("HISTORY_ARCHIVED");
+            assertThat(ChaosHarness.one(b, "select count(*) from recovery_audit_intake where chained_seq is null and id >= ?", 0))
+                    .isEqualTo("0");
+        }
+        s.observedOutcome = "resolution #" + id + " EXECUTED while the batch's branch was prepared; process " + process
+                + " still in the history and not archived: " + after;
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+
+    /** Waits until the monitor lists the halted node's transaction as an orphan (its heartbeat stale), one a DBA may resolve. */
+    private static JsonNode awaitInDoubt(ScenarioRecord s) {
+        long deadline = System.nanoTime() + ORPHAN_WINDOW.toNanos();
+        while (true) {
+            Answer listed = h.client.send("dba1", "GET", "/api/recovery/in-doubt?refresh=true", null, null);
+            if (listed.succeeded()) {
+                for (JsonNode tx : listed.json().path("transactions")) {
+                    if ("ORPHAN".equals(tx.path("classification").asString())) {
+                        s.note("in doubt: " + tx.path("gtrid").asString() + " " + tx.path("classification").asString());
+                        return tx;
+                    }
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the monitor did not list the batch's transaction as an orphan within " + ORPHAN_WINDOW
+                        + ": " + listed);
+            }
+            ChaosHarness.sleep(500);
+        }
     }
 
     /**
