@@ -26,6 +26,8 @@ import tools.jackson.databind.JsonNode;
  * fired by the engine's job executor (43), and a history archival batch (44). Neither has a client that
  * retries; what must hold instead is all-or-nothing after recovery, and that the work is done exactly
  * once when it runs again (the timer fires again by itself, the batch is run again by the operator).
+ * Then work that audits inside its transaction, left in doubt by a node that never returns and resolved
+ * by two DBAs in another node's recovery console (issue 29): the archival batch (76), a termination (77).
  *
  * <p>One service configuration serves both: the job executor on (ServiceProcess keeps it off for every
  * other harness), {@code managerApproval} reminding after 3 s and escalating after 10 s, job locks short
@@ -40,6 +42,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
 
     private static final String HALT_RULE = "halt-between-background-prepares.btm";
     private static final String MIN_AGE_RULE = "archival-min-age-one-second.btm";
+    private static final String FIRST_PREPARE_RULE = "halt-after-first-prepare.btm";
     private static final String MOMENT = "after the first prepare, before the second";
     private static final String ESCALATION_GROUP = "senior-managers";
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
@@ -220,19 +223,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         }
         h.restartAs(s, OTHER_NODE, Timeouts.SHORT);
 
-        JsonNode inDoubt = awaitInDoubt(s);
-        String gtrid = inDoubt.get("gtrid").asString();
-        Answer proposed = h.client.send("dba1", "POST", "/api/recovery/resolutions", "{\"gtrid\":\"" + gtrid
-                + "\",\"action\":\"ROLLBACK\",\"reason\":\"node chaos-1 lost for good; the batch is run"
-                + " again\",\"override\":false}", null);
-        assertThat(proposed.status()).as("propose: " + proposed).isEqualTo(200);
-        long id = proposed.json().get("id").asLong();
-        Answer approved = h.client.send("dba2", "POST", "/api/recovery/resolutions/" + id + "/approve", null, null);
-        assertThat(approved.status()).as("approve: " + approved).isEqualTo(200);
-        Answer executed = h.client.send("dba1", "POST", "/api/recovery/resolutions/" + id + "/execute", null, null);
-        s.note("resolution #" + id + ": " + executed);
-        assertThat(executed.status()).as("execute: " + executed).isEqualTo(200);
-        assertThat(executed.json().get("status").asString()).isEqualTo("EXECUTED");
+        long id = resolveByRollback(s, awaitInDoubt(s).get("gtrid").asString(), "node chaos-1 lost for good; the batch is run again");
 
         s.preparedAfterRecovery = h.prepared();
         assertThat(s.preparedAfterRecovery).as("nothing left prepared").isEmpty();
@@ -253,6 +244,87 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         s.observedOutcome = "resolution #" + id + " EXECUTED while the batch's branch was prepared; process " + process
                 + " still in the history and not archived: " + after;
         assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+
+    /**
+     * Issue 29, item 1, the second use case that audits inside its transaction: an admin's termination
+     * halted after its business prepare (it wrote the termination's trail row and audit entry there), on a
+     * node that never comes back; two DBAs roll it back in the console of another node, and the admin's
+     * retry with the same Idempotency-Key then terminates the application exactly once.
+     */
+    @Test
+    @Order(4)
+    void theConsoleResolvesATerminationLeftInDoubt() throws SQLException {
+        ScenarioRecord s = REPORT.begin(77, "termination left in doubt, resolved in the recovery console",
+                "after the business prepare of an admin's termination (application_event and its audit entry written in that"
+                        + " branch), the workflow prepare held; the halted node never comes back",
+                "Byteman rule " + FIRST_PREPARE_RULE + "; another node (" + OTHER_NODE + ") started on the same databases; once the"
+                        + " halted node's heartbeat is stale dba1 proposes ROLLBACK, dba2 approves, dba1 executes",
+                "EXECUTED while the branch is prepared, nothing prepared, the application still APPROVING with no trail row and"
+                        + " no APPLICATION_TERMINATED audit entry; the retry with the same key terminates it once, audited once.");
+        s.useCase = "terminate";
+
+        if (h.service.isAlive()) {
+            h.service.stop(); // 76 left the other node running; this scenario's halt needs this node's name
+        }
+        h.ensureService(Timeouts.SHORT);
+        long app = submitted(draft(h.client));
+        s.rowsBefore.putAll(h.rows(app));
+        String key = LockstepClient.newKey();
+        String terminate = "{\"reason\":\"chaos: terminated while its node dies\"}";
+        h.arm(FIRST_PREPARE_RULE);
+        try {
+            s.clientAnswer = h.client.send("erin", "POST", "/api/admin/applications/" + app + "/terminate", terminate, key).toString();
+            h.service.awaitExit(Duration.ofSeconds(90));
+            s.preparedAfterFault = h.prepared();
+            s.coordinatorLogAfterFault = h.coordinatorLog();
+            h.requireHaltEvidence(s, FIRST_PREPARE_RULE, "after the business prepare of the termination", 1);
+        } finally {
+            h.disarm(FIRST_PREPARE_RULE);
+        }
+        h.restartAs(s, OTHER_NODE, Timeouts.SHORT);
+
+        long id = resolveByRollback(s, awaitInDoubt(s).get("gtrid").asString(), "node chaos-1 lost for good; the admin retries");
+        s.preparedAfterRecovery = h.prepared();
+        assertThat(s.preparedAfterRecovery).as("nothing left prepared").isEmpty();
+        s.rowsAfterRecovery.putAll(h.rows(app));
+        try (Connection b = h.business.connect()) {
+            assertThat(ChaosHarness.one(b, "select approval_status from application where id = ?", app)).isEqualTo("APPROVING");
+            assertThat(ChaosHarness.one(b, "select count(*) from application_event where application_id = ?", app)).isEqualTo("0");
+            assertThat(terminations(b, app)).as("no audit entry of the rolled-back termination").isEqualTo("0");
+        }
+
+        Answer retried = h.client.send("erin", "POST", "/api/admin/applications/" + app + "/terminate", terminate, key);
+        s.note("the admin's retry with the same key: " + retried);
+        assertThat(retried.status()).as("retry: " + retried).isEqualTo(200);
+        try (Connection b = h.business.connect()) {
+            assertThat(ChaosHarness.one(b, "select approval_status from application where id = ?", app)).isEqualTo("CANCELED");
+            assertThat(terminations(b, app)).as("audited exactly once").isEqualTo("1");
+        }
+        assertThat(h.client.send("dba1", "GET", "/api/recovery/audit/verify", null, null).json().get("intact").asBoolean()).isTrue();
+        s.observedOutcome = "resolution #" + id + " EXECUTED while the termination's branch was prepared; the application stayed"
+                + " APPROVING, then the retry terminated it once: " + h.rows(app);
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+
+    private static String terminations(Connection business, long app) throws SQLException {
+        return ChaosHarness.one(business, "select count(*) from recovery_audit where action = 'APPLICATION_TERMINATED' and detail like ?",
+                "application #" + app + " %");
+    }
+
+    /** dba1 proposes rolling the whole transaction back, dba2 approves, dba1 executes; the resolution's id. */
+    private static long resolveByRollback(ScenarioRecord s, String gtrid, String reason) {
+        Answer proposed = h.client.send("dba1", "POST", "/api/recovery/resolutions", "{\"gtrid\":\"" + gtrid
+                + "\",\"action\":\"ROLLBACK\",\"reason\":\"" + reason + "\",\"override\":false}", null);
+        assertThat(proposed.status()).as("propose: " + proposed).isEqualTo(200);
+        long id = proposed.json().get("id").asLong();
+        Answer approved = h.client.send("dba2", "POST", "/api/recovery/resolutions/" + id + "/approve", null, null);
+        assertThat(approved.status()).as("approve: " + approved).isEqualTo(200);
+        Answer executed = h.client.send("dba1", "POST", "/api/recovery/resolutions/" + id + "/execute", null, null);
+        s.note("resolution #" + id + ": " + executed);
+        assertThat(executed.status()).as("execute: " + executed).isEqualTo(200);
+        assertThat(executed.json().get("status").asString()).isEqualTo("EXECUTED");
+        return id;
     }
 
     /** Waits until the monitor lists the halted node's transaction as an orphan (its heartbeat stale), one a DBA may resolve. */
