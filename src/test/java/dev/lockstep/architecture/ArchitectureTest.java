@@ -60,6 +60,8 @@ class ArchitectureTest {
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.lockstep");
 
+    private static final Map<String, String> SOURCES_BY_AREA = sourcesByArea();
+
     @Test
     void theTopLevelHoldsTheAreasAndTheApplicationOnly() {
         assertThat(SERVICE.stream().map(JavaClass::getPackageName).filter(name -> name.startsWith("dev.lockstep."))
@@ -94,7 +96,7 @@ class ArchitectureTest {
 
     /** The layer rule above reads class files, where an inlined constant leaves no trace; the sources show those too. */
     @Test
-    void areasDependDownwardOnlyInTheSourcesToo() throws IOException {
+    void areasDependDownwardOnlyInTheSourcesToo() {
         assertThat(areaDependencies()).allSatisfy(arrow -> {
             String[] ends = arrow.split(" --> ");
             assertThat(AREAS_BOTTOM_UP.indexOf(ends[1])).as(arrow).isLessThan(AREAS_BOTTOM_UP.indexOf(ends[0]));
@@ -102,22 +104,28 @@ class ArchitectureTest {
     }
 
     /** Area-to-area dependencies: those in the class files and the imports in the sources (which show inlined constants). */
-    private static Set<String> areaDependencies() throws IOException {
+    private static Set<String> areaDependencies() {
         Set<String> arrows = SERVICE.stream().flatMap(type -> type.getDirectDependenciesFromSelf().stream())
                 .filter(ArchitectureTest::crossesAreas)
                 .map(dependency -> areaOf(dependency.getOriginClass()).orElseThrow() + " --> "
                         + areaOf(dependency.getTargetClass()).orElseThrow())
                 .collect(Collectors.toCollection(HashSet::new));
         Pattern importOfAnotherArea = Pattern.compile("^import (?:static )?dev\\.lockstep\\.(\\w+)\\.", Pattern.MULTILINE);
-        try (Stream<Path> files = Files.walk(MAIN_SOURCES)) {
-            files.filter(path -> path.toString().endsWith(".java") && path.getNameCount() > MAIN_SOURCES.getNameCount() + 1)
-                    .forEach(path -> {
-                        String area = path.getName(MAIN_SOURCES.getNameCount()).toString();
-                        importOfAnotherArea.matcher(read(path)).results().map(imported -> imported.group(1))
-                                .filter(imported -> !imported.equals(area)).forEach(imported -> arrows.add(area + " --> " + imported));
-                    });
-        }
+        SOURCES_BY_AREA.forEach((area, sources) -> importOfAnotherArea.matcher(sources).results()
+                .map(imported -> imported.group(1)).filter(imported -> !imported.equals(area))
+                .forEach(imported -> arrows.add(area + " --> " + imported)));
         return arrows;
+    }
+
+    /** Each area's main sources, read once: its name and all its files' text. */
+    private static Map<String, String> sourcesByArea() {
+        try (Stream<Path> files = Files.walk(MAIN_SOURCES)) {
+            return files.filter(path -> path.toString().endsWith(".java") && path.getNameCount() > MAIN_SOURCES.getNameCount() + 1)
+                    .collect(Collectors.groupingBy(path -> path.getName(MAIN_SOURCES.getNameCount()).toString(),
+                            Collectors.mapping(ArchitectureTest::read, Collectors.joining("\n"))));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test
@@ -130,15 +138,9 @@ class ArchitectureTest {
      * inlined by the compiler and leaves no trace in the class files.
      */
     @Test
-    void everyOfferedTypeIsNamedByAnotherArea() throws IOException {
-        Map<String, String> sourcesByArea;
-        try (Stream<Path> files = Files.walk(MAIN_SOURCES)) {
-            sourcesByArea = files.filter(path -> path.toString().endsWith(".java") && path.getNameCount() > MAIN_SOURCES.getNameCount() + 1)
-                    .collect(Collectors.groupingBy(path -> path.getName(MAIN_SOURCES.getNameCount()).toString(),
-                            Collectors.mapping(ArchitectureTest::read, Collectors.joining("\n"))));
-        }
+    void everyOfferedTypeIsNamedByAnotherArea() {
         classes().that().areAnnotatedWith(AreaApi.class).should(ArchConditions.be(DescribedPredicate.<JavaClass>describe(
-                "named by another area", type -> sourcesByArea.entrySet().stream()
+                "named by another area", type -> SOURCES_BY_AREA.entrySet().stream()
                         .filter(area -> !areaOf(type).orElseThrow().equals(area.getKey()))
                         .anyMatch(area -> area.getValue().contains(type.getName())))))
                 .check(SERVICE);
