@@ -11,9 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The one statement that differs by vendor: the claim. Everything else the publisher runs is plain
+ * The statements that differ by vendor: the claim and the retention purge's batch. Everything else the publisher runs is plain
  * SQL both accept ({@link OutboxStore}). Both claims skip rows another node has locked, so several
- * nodes poll side by side without waiting on each other, and take events whose lease expired.
+ * nodes poll side by side without waiting on each other, and take events whose lease expired; the purge
+ * skips them too, so it never waits for a publisher or a prepared branch holding an event.
  */
 enum OutboxDialect {
 
@@ -43,6 +44,21 @@ enum OutboxDialect {
                 try (ResultSet rows = claim.executeQuery()) {
                     return read(rows, owner, leaseUntil);
                 }
+            }
+        }
+
+        @Override
+        int purgeBatch(Connection connection, Instant deliveredBefore, int batchSize) throws SQLException {
+            // the outer status test is evaluated again on a row changed since the snapshot: a re-queued event is kept
+            try (PreparedStatement purge = connection.prepareStatement("""
+                    delete from outbox_event
+                     where event_status = 'PUBLISHED'
+                       and event_id in (select event_id from outbox_event o where %s limit ? for update skip locked)
+                    """.formatted(PURGEABLE))) {
+                purge.setTimestamp(1, Timestamp.from(deliveredBefore));
+                purge.setString(2, Outbox.ASSET_PUBLISH_REQUESTED);
+                purge.setInt(3, batchSize);
+                return purge.executeUpdate();
             }
         }
     },
@@ -98,10 +114,53 @@ enum OutboxDialect {
             }
             return claimed;
         }
+
+        /** As the claim: lock up to {@code batchSize} rows from a SKIP LOCKED cursor, then delete them by id. */
+        @Override
+        int purgeBatch(Connection connection, Instant deliveredBefore, int batchSize) throws SQLException {
+            List<String> ids = new ArrayList<>();
+            try (PreparedStatement purgeable = connection.prepareStatement(
+                    "select event_id from outbox_event o where " + PURGEABLE + " for update skip locked")) {
+                purgeable.setTimestamp(1, Timestamp.from(deliveredBefore));
+                purgeable.setString(2, Outbox.ASSET_PUBLISH_REQUESTED);
+                purgeable.setFetchSize(batchSize);
+                try (ResultSet rows = purgeable.executeQuery()) {
+                    while (ids.size() < batchSize && rows.next()) {
+                        ids.add(rows.getString(1));
+                    }
+                }
+            }
+            int deleted = 0;
+            try (PreparedStatement delete = connection.prepareStatement(
+                    "delete from outbox_event where event_id = ? and event_status = 'PUBLISHED'")) {
+                for (String id : ids) {
+                    delete.setString(1, id);
+                    deleted += delete.executeUpdate();
+                }
+            }
+            return deleted;
+        }
     };
+
+    /**
+     * A PUBLISHED event delivered before the cutoff (first parameter) that reconciliation no longer reads: anything but
+     * a catalog publication (second parameter) of an application, or one with a newer PUBLISHED publication of the same
+     * application. Each application's newest catalog publication stays: PublicationRule compares it with the catalog.
+     */
+    private static final String PURGEABLE = """
+            o.event_status = 'PUBLISHED' and o.published_at < ?
+            and (o.event_type <> ? or o.aggregate_type <> 'APPLICATION'
+                 or exists (select 1 from outbox_event newer
+                             where newer.aggregate_type = o.aggregate_type and newer.aggregate_id = o.aggregate_id
+                               and newer.event_type = o.event_type and newer.event_status = 'PUBLISHED'
+                               and (newer.created_at > o.created_at
+                                    or (newer.created_at = o.created_at and newer.event_id > o.event_id))))""";
 
     abstract List<ClaimedEvent> claim(Connection connection, String owner, Instant now, Instant leaseUntil, int batchSize)
             throws SQLException;
+
+    /** Deletes at most {@code batchSize} purgeable events, skipping rows another transaction holds; returns how many. */
+    abstract int purgeBatch(Connection connection, Instant deliveredBefore, int batchSize) throws SQLException;
 
     static OutboxDialect of(DatabaseVendor vendor) {
         return vendor == DatabaseVendor.ORACLE ? ORACLE : POSTGRESQL;

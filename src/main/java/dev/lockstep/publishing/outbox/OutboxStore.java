@@ -8,10 +8,12 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The publisher's side of {@code outbox_event}: short local transactions on a plain (non-XA) pool of
@@ -207,48 +209,82 @@ class OutboxStore implements AutoCloseable {
             Instant oldestDueAt, Map<Integer, Long> retryCounts, Map<String, Long> lastErrorCodes) {
     }
 
+    /**
+     * The events not delivered yet, grouped finely enough to answer every question of the lag view in one read. The
+     * predicate is that of the partial index {@code ix_outbox_unpublished} word for word (V401), which holds every column
+     * read here: the reading scans the unpublished rows only, never the published ones the table keeps until the
+     * retention purge ({@link #purgePublished}). PUBLISHED is therefore not counted: it is not lag.
+     */
+    static final String LAG_QUERY = """
+            select event_status, retry_count, last_error_code, count(*), min(created_at), min(updated_at), min(next_retry_at)
+              from outbox_event
+             where event_status in ('PENDING', 'PROCESSING', 'RETRY', 'FAILED')
+             group by event_status, retry_count, last_error_code""";
+
+    /** A lag reading runs every few seconds for scrapes and health probes: it gives up rather than queue behind a lock. */
+    private static final int LAG_QUERY_TIMEOUT_SECONDS = 3;
+
     /** Seed 000, section 37: how far behind the publisher is and why. */
     Lag lag(Instant now) {
         return inTransaction(connection -> {
             Map<String, Long> byStatus = new LinkedHashMap<>();
             for (EventStatus status : EventStatus.values()) {
-                byStatus.put(status.name(), 0L);
-            }
-            try (PreparedStatement counts = connection.prepareStatement(
-                    "select event_status, count(*) from outbox_event group by event_status");
-                    ResultSet rows = counts.executeQuery()) {
-                while (rows.next()) {
-                    byStatus.put(rows.getString(1), rows.getLong(2));
+                if (status != EventStatus.PUBLISHED) {
+                    byStatus.put(status.name(), 0L);
                 }
             }
-            Instant oldestPending = instant(connection,
-                    "select min(created_at) from outbox_event where event_status in ('PENDING', 'RETRY')", null);
-            Instant oldestProcessing = instant(connection,
-                    "select min(updated_at) from outbox_event where event_status = 'PROCESSING'", null);
-            Instant oldestDue = instant(connection, """
-                    select min(next_retry_at) from outbox_event
-                     where event_status in ('PENDING', 'RETRY', 'PROCESSING') and next_retry_at <= ?""", now);
-            Map<Integer, Long> retryCounts = new LinkedHashMap<>();
-            try (PreparedStatement counts = connection.prepareStatement("""
-                    select retry_count, count(*) from outbox_event where event_status <> 'PUBLISHED'
-                     group by retry_count order by retry_count""");
-                    ResultSet rows = counts.executeQuery()) {
-                while (rows.next()) {
-                    retryCounts.put(rows.getInt(1), rows.getLong(2));
+            Map<Integer, Long> retryCounts = new TreeMap<>();
+            Map<String, Long> errorCodes = new HashMap<>();
+            Instant oldestPending = null;
+            Instant oldestProcessing = null;
+            Instant oldestDue = null;
+            try (PreparedStatement select = connection.prepareStatement(LAG_QUERY)) {
+                select.setQueryTimeout(LAG_QUERY_TIMEOUT_SECONDS);
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        String status = rows.getString(1);
+                        long count = rows.getLong(4);
+                        byStatus.merge(status, count, Long::sum);
+                        retryCounts.merge(rows.getInt(2), count, Long::sum);
+                        if (rows.getString(3) != null) {
+                            errorCodes.merge(rows.getString(3), count, Long::sum);
+                        }
+                        switch (EventStatus.valueOf(status)) {
+                            case PENDING, RETRY -> oldestPending = earliest(oldestPending, toInstant(rows.getTimestamp(5)));
+                            case PROCESSING -> oldestProcessing = earliest(oldestProcessing, toInstant(rows.getTimestamp(6)));
+                            default -> { }
+                        }
+                        if (!status.equals(EventStatus.FAILED.name())) {
+                            oldestDue = earliest(oldestDue, toInstant(rows.getTimestamp(7)));
+                        }
+                    }
                 }
             }
-            Map<String, Long> errorCodes = new LinkedHashMap<>();
-            try (PreparedStatement counts = connection.prepareStatement("""
-                    select last_error_code, count(*) from outbox_event
-                     where event_status <> 'PUBLISHED' and last_error_code is not null
-                     group by last_error_code order by count(*) desc, last_error_code""");
-                    ResultSet rows = counts.executeQuery()) {
-                while (rows.next()) {
-                    errorCodes.put(rows.getString(1), rows.getLong(2));
-                }
+            // the earliest due time of all open events is the oldest due one, if it is due at all
+            if (oldestDue != null && oldestDue.isAfter(now)) {
+                oldestDue = null;
             }
-            return new Lag(byStatus, oldestPending, oldestProcessing, oldestDue, retryCounts, errorCodes);
+            Map<String, Long> byFrequency = new LinkedHashMap<>();
+            errorCodes.entrySet().stream()
+                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+                    .forEach(code -> byFrequency.put(code.getKey(), code.getValue()));
+            return new Lag(byStatus, oldestPending, oldestProcessing, oldestDue, retryCounts, byFrequency);
         });
+    }
+
+    /**
+     * Deletes PUBLISHED events delivered before {@code deliveredBefore}, except each application's newest catalog
+     * publication (reconciliation compares it with the catalog), in batches of {@code batchSize}, each its own short
+     * transaction; returns how many. Rows another transaction holds are skipped, never waited for.
+     */
+    int purgePublished(Instant deliveredBefore, int batchSize) {
+        int total = 0;
+        int batch;
+        do {
+            batch = inTransaction(connection -> dialect.purgeBatch(connection, deliveredBefore, batchSize));
+            total += batch;
+        } while (batch == batchSize);
+        return total;
     }
 
     interface SqlWork<T> {
@@ -302,17 +338,8 @@ class OutboxStore implements AutoCloseable {
         }
     }
 
-    private static Instant instant(Connection connection, String sql, Instant parameter) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(sql)) {
-            if (parameter != null) {
-                select.setTimestamp(1, Timestamp.from(parameter));
-            }
-            try (ResultSet row = select.executeQuery()) {
-                row.next();
-                Timestamp value = row.getTimestamp(1);
-                return value == null ? null : value.toInstant();
-            }
-        }
+    private static Instant earliest(Instant known, Instant candidate) {
+        return known == null || candidate.isBefore(known) ? candidate : known;
     }
 
     private static EventRow eventRow(ResultSet rows) throws SQLException {

@@ -1,5 +1,8 @@
 package dev.lockstep.publishing.outbox;
 
+import com.github.kagkarlsson.scheduler.task.helper.RecurringTask;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import com.github.kagkarlsson.scheduler.task.schedule.FixedDelay;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.platform.ConditionalOnXaMode;
@@ -15,6 +18,7 @@ import java.net.URI;
 import java.time.Clock;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -27,8 +31,10 @@ import org.springframework.core.env.Environment;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnXaMode
-@EnableConfigurationProperties(PublishProperties.class)
+@EnableConfigurationProperties({PublishProperties.class, OutboxRetentionProperties.class})
 public class PublishConfiguration {
+
+    static final String RETENTION_JOB = "outbox-retention";
 
     @Bean(destroyMethod = "close")
     OutboxStore outboxStore(DatabaseEndpoints endpoints, PublishProperties properties) {
@@ -102,6 +108,19 @@ public class PublishConfiguration {
     @Bean
     OutboxOperations outboxOperations(OutboxStore store, ObjectProvider<Clock> clock) {
         return new OutboxOperations(store, clock.getIfAvailable(Clock::systemUTC));
+    }
+
+    @Bean
+    OutboxRetention outboxRetention(OutboxStore store, OutboxRetentionProperties properties, ObjectProvider<Clock> clock,
+            MeterRegistry meters) {
+        properties.verify();
+        return new OutboxRetention(store, properties, clock.getIfAvailable(Clock::systemUTC), meters);
+    }
+
+    @Bean
+    @ConditionalOnBooleanProperty(name = "lockstep.outbox.retention.enabled", matchIfMissing = true)
+    RecurringTask<Void> outboxRetentionJob(OutboxRetention retention, OutboxRetentionProperties properties) {
+        return Tasks.recurring(RETENTION_JOB, FixedDelay.of(properties.interval())).execute((instance, context) -> retention.purge());
     }
 
     /** Where events go: {@code description} for the logs, {@code url} null when nowhere is configured. */
