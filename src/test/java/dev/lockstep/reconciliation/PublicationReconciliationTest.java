@@ -10,7 +10,9 @@ import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.publishing.delivery.CatalogClient;
 import dev.lockstep.publishing.delivery.PayloadDigest;
 import dev.lockstep.publishing.delivery.RemoteCallOutsideTransaction;
+import dev.lockstep.publishing.outbox.Outbox;
 import dev.lockstep.publishing.outbox.OutboxPublisher;
+import dev.lockstep.publishing.outbox.OutboxRetention;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
 import java.net.ServerSocket;
@@ -48,6 +50,8 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
     RemoteCallOutsideTransaction outsideTransaction;
     @Autowired
     ManagementService management;
+    @Autowired
+    OutboxRetention outboxRetention;
 
     JdbcTemplate catalog;
 
@@ -282,6 +286,35 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
         assertThat(notificationRow(reminded.reminder())).containsEntry("event_status", "PUBLISHED");
         assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
         assertThat(rowVersion(id)).as("delivering a notification never touches the application row").isEqualTo(rowVersion);
+    }
+
+    /**
+     * Issue 29, item 11: the outbox retention deletes a delivered reminder once old, but keeps the application's only
+     * catalog publication however old, because a full sweep compares it with the catalog; after the purge that sweep
+     * finds nothing, and the asset stays PUBLISHED.
+     */
+    @Test
+    void aFullSweepAfterTheOutboxRetentionFindsNothing() {
+        Reminded reminded = publishedWithDeliveredReminder();
+        long id = reminded.applicationId();
+        String publication = db.business().queryForObject("select event_id from outbox_event where aggregate_type = 'APPLICATION'"
+                + " and aggregate_id = ? and event_type = ?", String.class, Long.toString(id), Outbox.ASSET_PUBLISH_REQUESTED);
+        db.business().update("update outbox_event set created_at = created_at - interval '400 days', updated_at = updated_at"
+                + " - interval '400 days', published_at = published_at - interval '400 days' where aggregate_id = ?", Long.toString(id));
+
+        outboxRetention.purge();
+
+        assertThat(db.business().queryForList("select event_id from outbox_event where aggregate_id = ?", String.class,
+                Long.toString(id))).containsExactly(publication);
+        ageApplication(db, id);
+        runAndWait(api, "FULL");
+        assertThat(db.business().queryForObject("select event_status from outbox_event where event_id = ?", String.class,
+                publication)).isEqualTo("PUBLISHED");
+        assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?",
+                Integer.class, id)).isZero();
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?",
+                Integer.class, id)).isZero();
     }
 
     private record Reminded(long applicationId, String reminder) {
