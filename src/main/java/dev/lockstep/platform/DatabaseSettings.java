@@ -2,7 +2,10 @@ package dev.lockstep.platform;
 
 import com.zaxxer.hikari.HikariConfig;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -30,6 +33,8 @@ public record DatabaseSettings(
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(40);
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+    private static final Pattern SESSION_TIMEOUT = Pattern.compile("-c (lock_timeout|statement_timeout)=(\\d+)");
 
     public DatabaseSettings {
         if (vendor == null) {
@@ -117,13 +122,56 @@ public record DatabaseSettings(
         return properties;
     }
 
+    /**
+     * Which bound, if any, the driver properties of a pool of {@code jdbcUrl} lack, as the setting's last part
+     * ({@code lock-timeout}, {@code statement-timeout}, {@code socket-timeout}, {@code connect-timeout}): the reverse
+     * of {@link #timeoutProperties(boolean) timeoutProperties(true)}, for a pool that was built some other way or had
+     * its properties replaced afterwards (a second {@code options} wipes the first).
+     */
+    public static Optional<String> missingBound(String jdbcUrl, Properties properties) {
+        if (jdbcUrl != null && jdbcUrl.startsWith("jdbc:oracle:")) {
+            // Oracle has no session lock or statement timeout (docs/operations.md): its network timeouts are all there is
+            return !positive(properties, "oracle.jdbc.ReadTimeout") ? Optional.of("socket-timeout")
+                    : !positive(properties, "oracle.net.CONNECT_TIMEOUT") ? Optional.of("connect-timeout") : Optional.empty();
+        }
+        boolean lock = false;
+        boolean statement = false;
+        Matcher session = SESSION_TIMEOUT.matcher(properties.getProperty("options", ""));
+        while (session.find()) {
+            boolean set = Long.parseLong(session.group(2)) > 0;
+            lock |= set && session.group(1).equals("lock_timeout");
+            statement |= set && session.group(1).equals("statement_timeout");
+        }
+        if (!lock) {
+            return Optional.of("lock-timeout");
+        }
+        if (!statement) {
+            return Optional.of("statement-timeout");
+        }
+        if (!positive(properties, "socketTimeout")) {
+            return Optional.of("socket-timeout");
+        }
+        return positive(properties, "connectTimeout") && positive(properties, "loginTimeout") ? Optional.empty()
+                : Optional.of("connect-timeout");
+    }
+
+    private static boolean positive(Properties properties, String name) {
+        try {
+            return Long.parseLong(properties.getProperty(name, "0").trim()) > 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
     private static long wholeSeconds(Duration duration) {
         return Math.max(1, (duration.toMillis() + 999) / 1000);
     }
 
     /**
-     * A small pool of plain (non-XA) connections to this database with every timeout, for a capability's own work
-     * outside any XA transaction; the caller adds what is particular to it and builds the pool.
+     * A pool of plain (non-XA) connections to this database with every timeout, for a capability's own work outside any
+     * XA transaction; the caller adds what is particular to it (size of its idle set, borrow timeout, read-only) and
+     * builds the pool. The one place a pool gets its bounds: {@code BoundedPoolCheck} refuses to start with a pool bean
+     * that lacks one.
      */
     public HikariConfig plainPool(String poolName, int maximumSize) {
         HikariConfig config = new HikariConfig();

@@ -44,14 +44,7 @@ public class RecoveryConfiguration {
     /** A small pool of its own: the intent journal writes once per use case and must not open a connection each time. */
     @Bean(destroyMethod = "close")
     HikariDataSource recoveryBusinessDataSource(DatabaseEndpoints endpoints) {
-        DatabaseSettings business = endpoints.business();
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("recovery-business");
-        config.setJdbcUrl(business.url());
-        config.setUsername(business.username());
-        config.setPassword(business.password());
-        config.setDataSourceProperties(business.timeoutProperties(true));
-        config.setMaximumPoolSize(4);
+        HikariConfig config = endpoints.business().plainPool("recovery-business", 4);
         config.setMinimumIdle(1);
         config.setAutoCommit(true);
         // The journal writes on the request's path, right before and after the two-phase commit: with the

@@ -37,12 +37,9 @@ public class CatalogConfiguration {
             ObjectProvider<Clock> clock, MeterRegistry meters) {
         properties.verify();
         DatabaseSettings settings = database(properties, embedded.getIfAvailable());
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("catalog");
-        config.setJdbcUrl(settings.url());
-        config.setUsername(settings.username());
-        config.setPassword(settings.password());
-        config.setMaximumPoolSize(settings.poolSize());
+        settings.validateTimeouts("lockstep.catalog.db");
+        // the catalog's requests wait for its database no longer than the service's wait for theirs
+        HikariConfig config = settings.plainPool("catalog", settings.poolSize());
         config.setConnectionTimeout(5_000);
         HikariDataSource pool;
         try {

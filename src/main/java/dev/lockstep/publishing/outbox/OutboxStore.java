@@ -21,7 +21,7 @@ import java.util.TreeMap;
  * of its forced log writes; and none of them is ever open while the catalog is being called.
  * Each change of a catalog publication moves {@code application.publish_status} with it, in the same transaction.
  */
-class OutboxStore implements AutoCloseable {
+class OutboxStore {
 
     private final HikariDataSource pool;
     private final OutboxDialect dialect;
@@ -300,11 +300,23 @@ class OutboxStore implements AutoCloseable {
                 connection.commit();
                 return result;
             } catch (SQLException | RuntimeException e) {
-                connection.rollback();
+                rollback(connection, e);
                 throw e;
             }
         } catch (SQLException e) {
             throw new OutboxUnavailable(e);
+        }
+    }
+
+    /**
+     * A connection the failure broke (a socket timeout, a dropped server) cannot roll back either; the failure that
+     * says why is the one to report, so the rollback's own goes along with it instead of replacing it.
+     */
+    private static void rollback(Connection connection, Exception failure) {
+        try {
+            connection.rollback();
+        } catch (SQLException rollbackFailed) {
+            failure.addSuppressed(rollbackFailed);
         }
     }
 
@@ -355,11 +367,6 @@ class OutboxStore implements AutoCloseable {
 
     private static String truncate(String detail) {
         return detail == null || detail.length() <= 1000 ? detail : detail.substring(0, 1000);
-    }
-
-    @Override
-    public void close() {
-        pool.close();
     }
 
     /** The business database cannot be reached from the publisher's pool; the next poll tries again. */

@@ -7,7 +7,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
-import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.publishing.catalog.CatalogConfiguration;
 import dev.lockstep.publishing.catalog.CatalogCredential;
@@ -19,6 +18,7 @@ import java.time.Clock;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -36,20 +36,25 @@ public class PublishConfiguration {
 
     static final String RETENTION_JOB = "outbox-retention";
 
+    /**
+     * Claims, marks and operators' repairs: the business database's four timeouts bound every wait, so an in-doubt
+     * transaction holding an event's or an application's row, or a server that stops answering, costs one poll or one
+     * repair a lock or socket timeout, never the single publisher thread.
+     */
     @Bean(destroyMethod = "close")
-    OutboxStore outboxStore(DatabaseEndpoints endpoints, PublishProperties properties) {
-        properties.verify();
-        DatabaseSettings business = endpoints.business();
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("publish-business");
-        config.setJdbcUrl(business.url());
-        config.setUsername(business.username());
-        config.setPassword(business.password());
-        config.setMaximumPoolSize(4);
+    HikariDataSource publishDataSource(DatabaseEndpoints endpoints) {
+        HikariConfig config = endpoints.business().plainPool("publish-business", 4);
         config.setMinimumIdle(1);
         // a poll that cannot get a connection fails fast and the next poll tries again
         config.setConnectionTimeout(2_000);
-        return new OutboxStore(new HikariDataSource(config), OutboxDialect.of(business.vendor()));
+        return new HikariDataSource(config);
+    }
+
+    @Bean
+    OutboxStore outboxStore(@Qualifier("publishDataSource") HikariDataSource pool, DatabaseEndpoints endpoints,
+            PublishProperties properties) {
+        properties.verify();
+        return new OutboxStore(pool, OutboxDialect.of(endpoints.business().vendor()));
     }
 
     @Bean

@@ -16,13 +16,7 @@ final class BusinessOnlyPool implements AutoCloseable {
     private final HikariDataSource pool;
 
     BusinessOnlyPool(DatabaseSettings business, MeterRegistry meters) {
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("business-only");
-        config.setJdbcUrl(business.url());
-        config.setUsername(business.username());
-        config.setPassword(business.password());
-        config.setDataSourceProperties(business.timeoutProperties(true));
-        config.setMaximumPoolSize(business.poolSize());
+        HikariConfig config = business.plainPool("business-only", business.poolSize());
         config.setMinimumIdle(1);
         // as long as a borrow from the XA pools may wait; then 503 DATABASE_BUSY
         config.setConnectionTimeout(10_000);

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.singledatabase;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
@@ -39,14 +40,10 @@ public class SingleDatabaseConfiguration {
     @Bean(name = {"dataSource", "businessDataSource", "workflowDataSource"}, destroyMethod = "close")
     @Primary
     HikariDataSource dataSource(SingleDatabase database) {
-        HikariDataSource pool = new HikariDataSource();
-        pool.setPoolName("lockstep-single");
-        pool.setJdbcUrl(database.settings().url());
-        pool.setUsername(database.settings().username());
-        pool.setPassword(database.settings().password());
-        pool.setMaximumPoolSize(database.settings().poolSize());
-        pool.setDataSourceProperties(database.settings().timeoutProperties(true));
-        return pool;
+        HikariConfig config = database.settings().plainPool("lockstep-single", database.settings().poolSize());
+        // the service's only pool: keeps all its connections open, as HikariCP does by default
+        config.setMinimumIdle(database.settings().poolSize());
+        return new HikariDataSource(config);
     }
 
     /** Also the business-only manager: with one database every transaction is local already. */
