@@ -310,6 +310,7 @@ class ReconciliationTest extends UseCaseIntegrationTest {
 
         runAndWait("INCREMENTAL");
 
+        assertThat(storedRows(other)).as("the other application's rows and offers: not rewritten").isEqualTo(otherRows);
         assertThat(projectionRows(drifted)).as("the drifted application's rows, written again from the engine").isEqualTo(engineRows);
         assertThat(deadlineMarks(finalTask)).as("the projection's own deadline marks are kept").isEqualTo(marks);
         assertThat(db.business().queryForList("select rule_id, outcome from reconciliation_repair where application_id = ?", drifted))
@@ -317,7 +318,6 @@ class ReconciliationTest extends UseCaseIntegrationTest {
         assertThat(db.business().queryForObject("select detail from recovery_audit where action = 'RECONCILIATION_REPAIR'"
                 + " and detail like ?", String.class, "application " + drifted + " rule PROJECTION_DRIFT%"))
                 .contains("rewriteApplication", "2 rows");
-        assertThat(storedRows(other)).as("the other application's rows and offers: not rewritten").isEqualTo(otherRows);
         ProjectionAssertions.assertOffersMatchProjection(db);
         db.business().update("update task_projection set task_name = ? where process_instance_id = ?", otherName, otherRun);
     }
