@@ -19,8 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The repairs inside seed 000 section 30's boundary, each one XA transaction: the application's row lock
  * first, then the evidence read again under it; only if the run facts are still those the difference was
  * found on and the rule still calls it repairable does the repair write, through the project's own code
- * (binding and application repositories, {@link RunningApplications#settle}, {@link TaskProjectionRebuild},
- * {@link TaskProjectionRefresh} for single tasks).
+ * (binding and application repositories, {@link RunningApplications#settle}, {@link TaskProjectionRebuild#rewriteApplication} for the
+ * application's projection rows, {@link TaskProjectionRefresh} for single tasks).
  * Before/after go to reconciliation_repair and an entry to the audit trail, in the same transaction.
  */
 class SafeRepairs {
@@ -133,8 +133,9 @@ class SafeRepairs {
                         .outcome() + " of " + evidence.processInstanceId();
             }
             case PROJECTION_DRIFT -> {
-                int rows = projection.rebuild();
-                return "TaskProjectionRebuild.rebuild: " + rows + " rows regenerated from the engine";
+                int rows = projection.rewriteApplication(applicationId);
+                return "TaskProjectionRebuild.rewriteApplication: the application's " + rows
+                        + " rows written again from the engine and the archive, no other row touched";
             }
             case TASK_HOLDER_DRIFT -> {
                 List<String> tasks = ApplicationRule.heldOtherwise(evidence).stream().map(Evidence.Task::id).toList();

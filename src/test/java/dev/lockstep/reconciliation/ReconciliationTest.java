@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.atomikos.icatch.jta.UserTransactionManager;
 import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.approval.todo.ProjectionAssertions;
 import dev.lockstep.support.Api;
+import dev.lockstep.support.InjectedFaults;
 import dev.lockstep.support.UseCaseIntegrationTest;
 import dev.lockstep.transactions.workflow.ActionFence;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.activiti.engine.RuntimeService;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -279,6 +284,81 @@ class ReconciliationTest extends UseCaseIntegrationTest {
     }
 
     /**
+     * Issue 29 item 8: a projection drift on one application is repaired by rewriting that application's rows alone,
+     * keeping their deadline marks; another application's rows, too recent to be judged and holding a marker no
+     * rewrite from the engine would keep, are the same rows afterwards, row version (xmin) included.
+     */
+    @Test
+    void aProjectionDriftIsRepairedByRewritingThatApplicationsRowsAlone() {
+        long drifted = ApiFlows.createDraft(api, "LOW", false);
+        String run = ApiFlows.submit(api, drifted);
+        approve("bob", run, "managerApproval");
+        String finalTask = ApiFlows.openTaskId(db, run, "finalApproval");
+        db.business().update("update task_projection set overdue_since = due_at - interval '1 hour' where task_id = ?", finalTask);
+        List<Map<String, Object>> engineRows = projectionRows(drifted);
+        Map<String, Object> marks = deadlineMarks(finalTask);
+        assertThat(marks.get("due_at")).as("the step's deadline policy set a due date").isNotNull();
+        db.business().update("update task_projection set task_definition_key = 'legalReview', task_name = 'drifted' where task_id = ?",
+                finalTask);
+        long other = ApiFlows.createDraft(api, "LOW", false);
+        String otherRun = ApiFlows.submit(api, other);
+        String otherName = db.business().queryForObject("select task_name from task_projection where process_instance_id = ?",
+                String.class, otherRun);
+        db.business().update("update task_projection set task_name = 'marker: not rewritten' where process_instance_id = ?", otherRun);
+        List<Map<String, Object>> otherRows = storedRows(other);
+        ageApplication(drifted);
+
+        runAndWait("INCREMENTAL");
+
+        assertThat(storedRows(other)).as("the other application's rows and offers: not rewritten").isEqualTo(otherRows);
+        assertThat(projectionRows(drifted)).as("the drifted application's rows, written again from the engine").isEqualTo(engineRows);
+        assertThat(deadlineMarks(finalTask)).as("the projection's own deadline marks are kept").isEqualTo(marks);
+        assertThat(db.business().queryForList("select rule_id, outcome from reconciliation_repair where application_id = ?", drifted))
+                .containsExactly(Map.of("rule_id", "PROJECTION_DRIFT", "outcome", "APPLIED"));
+        assertThat(db.business().queryForObject("select detail from recovery_audit where action = 'RECONCILIATION_REPAIR'"
+                + " and detail like ?", String.class, "application " + drifted + " rule PROJECTION_DRIFT%"))
+                .contains("rewriteApplication", "2 rows");
+        ProjectionAssertions.assertOffersMatchProjection(db);
+        db.business().update("update task_projection set task_name = ? where process_instance_id = ?", otherName, otherRun);
+    }
+
+    /**
+     * Issue 29 item 8: while the repair of one application's projection is held open inside its transaction (paused
+     * after its audit entry, the last thing it writes, with everything it locked still locked), a task command on
+     * another application goes through. The whole-table rebuild this replaced held the table's EXCLUSIVE lock there.
+     */
+    @Test
+    void aTaskCommandOnAnotherApplicationGoesThroughWhileOneApplicationsProjectionIsRepaired() throws Exception {
+        long drifted = ApiFlows.createDraft(api, "LOW", false);
+        String run = ApiFlows.submit(api, drifted);
+        db.business().update("update task_projection set task_definition_key = 'legalReview' where process_instance_id = ?", run);
+        long other = ApiFlows.createDraft(api, "LOW", false);
+        String otherTask = ApiFlows.openTaskId(db, ApiFlows.submit(api, other), "managerApproval");
+        Evidence detected = reader.read(db.business(), drifted).orElseThrow();
+        Finding finding = ApplicationRule.PROJECTION_DRIFT.check(detected).orElseThrow();
+        InjectedFaults.Pause pause = faults.pauseAfter("recoveryAuditTrail", "append");
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try {
+            Future<SafeRepairs.Outcome> repair = executor.submit(() -> repairs.repair(finding, detected, null, "test"));
+            pause.awaitReachedBy(repair);
+
+            Api.Response decided = ApiFlows.complete(api, "bob", otherTask, "APPROVE");
+
+            assertThat(decided.status()).as(decided.toString()).isEqualTo(200);
+            assertThat(repair).as("the repair is still open").isNotDone();
+            pause.release();
+            assertThat(repair.get()).isEqualTo(SafeRepairs.Outcome.APPLIED);
+        } finally {
+            pause.release();
+            executor.shutdown();
+        }
+        assertThat(db.business().queryForList("select task_definition_key from task_projection where process_instance_id = ?",
+                String.class, run)).containsExactly("managerApproval");
+        assertThat(db.business().queryForObject("select state from task_projection where task_id = ?", String.class, otherTask))
+                .isEqualTo("COMPLETED");
+    }
+
+    /**
      * Issue 38: an open task the projection lists with other hands than the engine (assignee, owner, delegation state) is
      * repaired by writing that task's row again, not by a rebuild: another application's drifted row, too recent to be
      * judged, stays as it was.
@@ -353,6 +433,24 @@ class ReconciliationTest extends UseCaseIntegrationTest {
     private void approve(String user, String run, String taskKey) {
         Api.Response response = ApiFlows.complete(api, user, ApiFlows.openTaskId(db, run, taskKey), "APPROVE");
         assertThat(response.status()).as(response.toString()).isEqualTo(200);
+    }
+
+    private List<Map<String, Object>> projectionRows(long applicationId) {
+        return ProjectionAssertions.allRows(db).stream().filter(row -> ((Number) row.get("application_id")).longValue() == applicationId)
+                .toList();
+    }
+
+    private Map<String, Object> deadlineMarks(String taskId) {
+        return db.business().queryForMap("select due_at, overdue_since from task_projection where task_id = ?", taskId);
+    }
+
+    /** The application's projection rows as stored, with each row's version, and its task_offer rows. */
+    private List<Map<String, Object>> storedRows(long applicationId) {
+        return db.business().queryForList("""
+                select p::text as projection_row, p.xmin::text as version, (select array_agg(o::text order by o.group_id)
+                       from task_offer o where o.task_id = p.task_id)::text as offers
+                  from task_projection p where p.application_id = ? order by p.task_id
+                """, applicationId);
     }
 
     private void ageApplication(long id) {

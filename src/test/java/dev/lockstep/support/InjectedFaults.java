@@ -3,6 +3,9 @@ package dev.lockstep.support;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -32,6 +35,16 @@ public class InjectedFaults implements BeanPostProcessor {
         });
     }
 
+    /**
+     * One-shot: the next call of {@code beanName.method}, once it returned, waits inside the caller's transaction
+     * (holding whatever it has locked) until the test releases it. Release it in a {@code finally}.
+     */
+    public Pause pauseAfter(String beanName, String method) {
+        Pause pause = new Pause();
+        afterCall(beanName, method, pause::hold);
+        return pause;
+    }
+
     public void disarmAll() {
         armed.clear();
     }
@@ -52,6 +65,36 @@ public class InjectedFaults implements BeanPostProcessor {
             return result;
         });
         return proxy.getProxy();
+    }
+
+    /** A call held where {@link #pauseAfter} put it. */
+    public static final class Pause {
+        private final CountDownLatch reached = new CountDownLatch(1);
+        private final CountDownLatch released = new CountDownLatch(1);
+
+        private void hold() {
+            reached.countDown();
+            try {
+                released.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** Returns once the call is held; fails if {@code work}, which should reach it, ended without. */
+        public void awaitReachedBy(Future<?> work) throws Exception {
+            while (!reached.await(50, TimeUnit.MILLISECONDS)) {
+                if (work.isDone()) {
+                    work.get();
+                    throw new AssertionError("the work ended without reaching the pause");
+                }
+            }
+        }
+
+        public void release() {
+            released.countDown();
+        }
     }
 
     public static class InjectedFault extends RuntimeException {

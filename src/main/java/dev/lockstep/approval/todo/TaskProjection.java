@@ -61,20 +61,47 @@ public class TaskProjection {
         }
     }
 
-    void lockAll() {
-        update("lock table task_projection in exclusive mode");
+    /**
+     * The application's row lock until the transaction ends: the lock every task command takes first (the
+     * business half of the action), so a rewrite of its rows under it never overlaps one. False: no such application.
+     */
+    boolean lockApplication(long applicationId) {
+        return session().doReturningWork(connection -> {
+            try (PreparedStatement statement = prepare(connection, "select id from application where id = ? for update",
+                    applicationId); ResultSet rs = statement.executeQuery()) {
+                return rs.next();
+            }
+        });
     }
 
-    void deleteAll() {
-        update("delete from task_projection");
+    /** Up to {@code limit} application ids after {@code afterId}, in order: one batch of a rebuild (keyset, nothing locked). */
+    List<Long> applicationsAfter(long afterId, int limit) {
+        return session().doReturningWork(connection -> {
+            List<Long> ids = new ArrayList<>();
+            try (PreparedStatement statement = prepare(connection, "select id from application where id > ? order by id"
+                    + " fetch first " + limit + " rows only", afterId); ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+            return ids;
+        });
     }
 
-    /** The deadline marks, by task: the projection's own record, which the engine does not keep for a rebuild. */
-    Map<String, DeadlineMarks> deadlineMarks() {
+    /** Deletes the application's rows (its task_offer rows go with them, by cascade); returns how many. */
+    int deleteApplication(long applicationId) {
+        return update("delete from task_projection where application_id = ?", applicationId);
+    }
+
+    /**
+     * The deadline marks of the application's tasks, by task: the projection's own record, which the engine does not
+     * keep for a rewrite.
+     */
+    Map<String, DeadlineMarks> deadlineMarksOf(long applicationId) {
         return session().doReturningWork(connection -> {
             Map<String, DeadlineMarks> marks = new HashMap<>();
             try (PreparedStatement statement = prepare(connection, "select task_id, due_at, overdue_since from task_projection"
-                    + " where due_at is not null or overdue_since is not null");
+                    + " where application_id = ? and (due_at is not null or overdue_since is not null)", applicationId);
                     ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
                     marks.put(rs.getString("task_id"), new DeadlineMarks(instant(rs, "due_at"), instant(rs, "overdue_since")));
@@ -84,7 +111,7 @@ public class TaskProjection {
         });
     }
 
-    /** Puts back the marks {@link #deadlineMarks()} read, whatever the task's state now. */
+    /** Puts back the marks {@link #deadlineMarksOf} read, whatever the task's state now. */
     void restore(String taskId, DeadlineMarks marks) {
         update("update task_projection set due_at = ?, overdue_since = ? where task_id = ?", utc(marks.dueAt()),
                 utc(marks.overdueSince()), taskId);

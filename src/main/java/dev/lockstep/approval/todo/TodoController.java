@@ -5,7 +5,6 @@ import dev.lockstep.platform.security.Roles;
 import dev.lockstep.platform.web.ApiException;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
-import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -36,11 +35,13 @@ public class TodoController {
         return lists.done(Caller.current(), filter, cursor, size);
     }
 
+    /** Every application's rows written again from the engine, {@code batchSize} applications per audited transaction. */
     @PostMapping(path = "/api/admin/task-projection/rebuild", produces = "application/json")
-    public Map<String, Integer> rebuild() {
-        if (!Caller.current().hasRole(Roles.ADMIN)) {
+    public TaskProjectionRebuild.Result rebuild(@RequestParam(defaultValue = "50") @Min(1) @Max(500) int batchSize) {
+        Caller caller = Caller.current();
+        if (!caller.hasRole(Roles.ADMIN)) {
             throw ApiException.forbidden("FORBIDDEN", "Only administrators rebuild the task projection.");
         }
-        return Map.of("rows", rebuild.rebuild());
+        return rebuild.rebuildAll(batchSize, caller.id());
     }
 }

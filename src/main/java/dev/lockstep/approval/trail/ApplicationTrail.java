@@ -52,14 +52,8 @@ public class ApplicationTrail {
                     + " terminated: " + reason + " (open tasks: " + taskIds + ")";
             // In the XA deployment the entry waits in the intake until the cancel commits (a prepared
             // branch must not hold the chain's lock); in the single-database one it is chained at once.
-            AuditTrail xaAudit = audit.getIfAvailable();
-            entityManager.unwrap(Session.class).doWork(connection -> {
-                if (xaAudit != null) {
-                    xaAudit.append(connection, actor, "APPLICATION_TERMINATED", null, detail);
-                } else {
-                    AuditTrail.appendOn(connection, now, actor, "APPLICATION_TERMINATED", null, detail);
-                }
-            });
+            entityManager.unwrap(Session.class).doWork(connection -> AuditTrail.appendWithin(audit.getIfAvailable(), connection, now,
+                    actor, "APPLICATION_TERMINATED", detail));
         }
     }
 

@@ -29,17 +29,13 @@ public class HistoryArchive {
     public record Control(boolean paused, String changedBy, Instant changedAt, String reason) {
     }
 
-    /** An archived task together with the business key of its process. */
-    public record ArchivedTask(ArchivedProcess.Task task, String businessKey) {
-    }
-
     @PersistenceContext
     private EntityManager entityManager;
 
     /**
      * Locks the control row until the transaction ends and returns it: every archival batch takes it
      * first, so batches never overlap, and a reader that must not miss a process moving between history
-     * and archive (the projection rebuild) takes it to wait for a batch in flight.
+     * and archive (the projection's rewrite of an application) takes it to wait for a batch in flight.
      */
     public Control lockControl() {
         return control(" for update");
@@ -100,16 +96,17 @@ public class HistoryArchive {
                 taskId)) > 0;
     }
 
-    /** Every archived task with its process's business key, for a rebuild of the task projection. */
-    public List<ArchivedTask> tasks() {
+    /** The archived tasks of the processes run for {@code businessKey}, for a rewrite of that application's task projection. */
+    public List<ArchivedProcess.Task> tasksOf(String businessKey) {
         return sql(business -> business.query("""
                 select t.task_id, t.process_instance_id, t.task_definition_key, t.task_name, t.assignee, t.owner, t.create_time,
-                       t.end_time, t.delete_reason, p.business_key
+                       t.end_time, t.delete_reason
                   from archived_task t join archived_process p on p.process_instance_id = t.process_instance_id
+                 where p.business_key = ?
                  order by t.task_id
-                """, (rs, n) -> new ArchivedTask(new ArchivedProcess.Task(rs.getString(1), rs.getString(2), rs.getString(3),
-                rs.getString(4), rs.getString(5), rs.getString(6), instant(rs.getObject(7, OffsetDateTime.class)),
-                instant(rs.getObject(8, OffsetDateTime.class)), rs.getString(9)), rs.getString(10))));
+                """, (rs, n) -> new ArchivedProcess.Task(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                rs.getString(5), rs.getString(6), instant(rs.getObject(7, OffsetDateTime.class)),
+                instant(rs.getObject(8, OffsetDateTime.class)), rs.getString(9)), businessKey));
     }
 
     /** The explicit outcome an archived process recorded at its end; empty when it is not archived or recorded none. */

@@ -147,6 +147,21 @@ public class AuditTrail {
     }
 
     /**
+     * Records an entry on {@code connection}, inside the caller's transaction, in either deployment: through
+     * {@code xa}'s intake ({@link #append(Connection, String, String, String, String)}) in the XA one; chained at once
+     * ({@link #appendOn}) in the single-database one, which has no two-phase transactions and no trail bean ({@code xa}
+     * null).
+     */
+    public static void appendWithin(AuditTrail xa, Connection connection, Instant now, String actor, String action,
+            String detail) throws SQLException {
+        if (xa != null) {
+            xa.append(connection, actor, action, null, detail);
+        } else {
+            appendOn(connection, now, actor, action, null, detail);
+        }
+    }
+
+    /**
      * Appends to the chain on {@code connection}, in its local transaction: for {@link #chain()}, and for
      * the single-database mode, which has no two-phase transactions (and no recovery monitor) but still
      * audits a termination.
