@@ -79,6 +79,10 @@ public class EmbeddedPostgresServers implements Closeable {
                 // databases); a commit acknowledged to Atomikos must survive a crash of the server.
                 .setServerConfig("fsync", "on")
                 .setServerConfig("synchronous_commit", "on")
+                // The library's own JVM shutdown hook would stop the server while the context, in its own hook,
+                // still drains: in-flight commits and the lease release lost their database. The bean that starts
+                // a server stops it, after everything built on it (a killed JVM's server is cleared at the next start).
+                .setRegisterShutdownHook(false)
                 .start();
     }
 

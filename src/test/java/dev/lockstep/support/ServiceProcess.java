@@ -102,8 +102,13 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** A JSON POST (no body when {@code json} is null) under a fresh Idempotency-Key. */
     public HttpResponse<String> post(String path, String authorization, String json) {
+        return post(path, authorization, json, UUID.randomUUID().toString());
+    }
+
+    /** A JSON POST (no body when {@code json} is null) under the given Idempotency-Key. */
+    public HttpResponse<String> post(String path, String authorization, String json, String idempotencyKey) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(jvm.baseUrl() + path))
-                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .header("Idempotency-Key", idempotencyKey)
                 .header("Accept", "application/json, application/problem+json");
         if (json == null) {
             request.POST(HttpRequest.BodyPublishers.noBody());
@@ -130,6 +135,12 @@ public final class ServiceProcess implements AutoCloseable {
 
     public String output() {
         return jvm.output();
+    }
+
+    /** An orderly stop, as an init system asks for one (SIGTERM); the exit code (SIGKILL's if it took over 3 min). */
+    public int stop() {
+        jvm.stop(STARTUP);
+        return jvm.exitValue();
     }
 
     @Override

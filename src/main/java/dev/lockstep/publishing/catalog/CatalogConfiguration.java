@@ -9,6 +9,7 @@ import dev.lockstep.platform.StartupCheckFailure;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.flywaydb.core.Flyway;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -32,11 +33,12 @@ public class CatalogConfiguration {
 
     static final String DATABASE = "lockstep_catalog";
 
+    /** The servers as a (nullable) dependency, so that the catalog's pool closes before they stop. */
     @Bean(destroyMethod = "close")
-    CatalogStore catalogStore(CatalogProperties properties, ObjectProvider<EmbeddedPostgresServers> embedded,
+    CatalogStore catalogStore(CatalogProperties properties, @Nullable EmbeddedPostgresServers embedded,
             ObjectProvider<Clock> clock, MeterRegistry meters) {
         properties.verify();
-        DatabaseSettings settings = database(properties, embedded.getIfAvailable());
+        DatabaseSettings settings = database(properties, embedded);
         settings.validateTimeouts("lockstep.catalog.db");
         // the catalog's requests wait for its database no longer than the service's wait for theirs
         HikariConfig config = settings.plainPool("catalog", settings.poolSize());

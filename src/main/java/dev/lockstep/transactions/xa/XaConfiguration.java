@@ -13,6 +13,7 @@ import java.util.List;
 import javax.sql.DataSource;
 import org.hibernate.cfg.AvailableSettings;
 import org.hibernate.resource.jdbc.spi.PhysicalConnectionHandlingMode;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -49,12 +50,15 @@ public class XaConfiguration {
         return new XaDataSourceFactory();
     }
 
+    /**
+     * The servers come in as a (nullable) dependency, not through an {@code ObjectProvider}, which records none:
+     * Spring then destroys every bean built on the endpoints (pools, the name lease) before it stops the servers.
+     */
     @Bean
-    DatabaseEndpoints databaseEndpoints(LockstepProperties properties, ObjectProvider<EmbeddedPostgresServers> embedded,
+    DatabaseEndpoints databaseEndpoints(LockstepProperties properties, @Nullable EmbeddedPostgresServers servers,
             XaDataSourceFactory factory) {
         TransactionManagerName.validate(properties.tm().uniqueName());
         CoordinatorLogLocation.verify(properties);
-        EmbeddedPostgresServers servers = embedded.getIfAvailable();
         DatabaseEndpoints endpoints = servers != null
                 ? servers.endpoints()
                 : new DatabaseEndpoints(properties.db().business(), properties.db().workflow());
