@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -18,7 +17,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * application tables when scraped (plain connection, indexed counts), so they show the database's truth
  * even on a node that did not run the reconciliation.
  */
-class ReconciliationSignals implements HealthIndicator {
+class ReconciliationSignals {
 
     static final String DIFFERENCES = "lockstep.reconciliation.differences";
     static final String REPAIRED = "lockstep.reconciliation.repaired";
@@ -70,10 +69,9 @@ class ReconciliationSignals implements HealthIndicator {
     /**
      * Health component {@code reconciliation}: DOWN when the last run failed (nothing is being checked), UP otherwise,
      * with the open incidents as details: those are alerts for operators (Prometheus), not a reason to take the node
-     * out of the load balancer.
+     * out of the load balancer. Asked through a probe ({@code ReconciliationConfiguration}).
      */
-    @Override
-    public Health health() {
+    Health health() {
         int open = plain.queryForObject("select count(*) from reconciliation_incident where state <> 'CLOSED'", Integer.class);
         List<Map<String, Object>> last = plain.queryForList(
                 "select id, kind, state, finished_at from reconciliation_run where state in ('SUCCEEDED', 'FAILED') order by id desc fetch first 1 rows only");

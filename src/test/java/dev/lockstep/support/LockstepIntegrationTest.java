@@ -27,7 +27,10 @@ import org.springframework.context.annotation.Import;
         // no background scan over data the tests break on purpose: reconciliation tests start runs themselves
         "lockstep.reconciliation.enabled=false",
         // archival tests run batches themselves
-        "lockstep.archival.enabled=false"
+        "lockstep.archival.enabled=false",
+        // health tests read a component right after changing what it reports: a probe is reused only by the requests
+        // that come while it runs (reuse within the age: ProbedHealthIndicatorTest)
+        "lockstep.health.probe-max-age=1ms"
 })
 @Import({TestDatabases.class, Api.class, InjectedFaults.class})
 public @interface LockstepIntegrationTest {

@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.platform.health.HealthProbes;
 import dev.lockstep.publishing.catalog.CatalogConfiguration;
 import dev.lockstep.publishing.catalog.CatalogCredential;
 import dev.lockstep.publishing.delivery.CatalogClient;
@@ -20,6 +21,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -105,9 +107,10 @@ public class PublishConfiguration {
         return new OutboxMonitor(store, properties.stuckAfter(), clock.getIfAvailable(Clock::systemUTC), meters);
     }
 
+    /** Probed: a hung outbox read would otherwise hold every health request on the monitor's lock. */
     @Bean
-    OutboxHealthIndicator outboxHealthIndicator(OutboxMonitor monitor) {
-        return new OutboxHealthIndicator(monitor);
+    HealthIndicator outboxHealthIndicator(OutboxMonitor monitor, HealthProbes probes) {
+        return probes.probed("outbox", new OutboxHealthIndicator(monitor));
     }
 
     @Bean

@@ -4,10 +4,12 @@ import com.atomikos.icatch.jta.UserTransactionManager;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.platform.health.HealthProbes;
 import dev.lockstep.transactions.xa.XaPool;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -20,24 +22,24 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnXaMode
 public class OperationsConfiguration {
 
-    @Bean
+    @Bean(destroyMethod = "close")
     MonitoredXaPool businessXaResource(DatabaseEndpoints endpoints, @Qualifier("businessDataSource") XaPool pool) {
         return new MonitoredXaPool(endpoints.business(), pool);
     }
 
-    @Bean
+    @Bean(destroyMethod = "close")
     MonitoredXaPool workflowXaResource(DatabaseEndpoints endpoints, @Qualifier("workflowDataSource") XaPool pool) {
         return new MonitoredXaPool(endpoints.workflow(), pool);
     }
 
     @Bean
-    XaResourceHealthIndicator businessDbHealthIndicator(@Qualifier("businessXaResource") MonitoredXaPool resource) {
-        return new XaResourceHealthIndicator(resource);
+    HealthIndicator businessDbHealthIndicator(@Qualifier("businessXaResource") MonitoredXaPool resource, HealthProbes probes) {
+        return probes.probed("businessDb", new XaResourceHealthIndicator(resource));
     }
 
     @Bean
-    XaResourceHealthIndicator workflowDbHealthIndicator(@Qualifier("workflowXaResource") MonitoredXaPool resource) {
-        return new XaResourceHealthIndicator(resource);
+    HealthIndicator workflowDbHealthIndicator(@Qualifier("workflowXaResource") MonitoredXaPool resource, HealthProbes probes) {
+        return probes.probed("workflowDb", new XaResourceHealthIndicator(resource));
     }
 
     /** Depends on the started manager: before it, the indicator would only report it as down. */

@@ -65,17 +65,14 @@ class OperationsEndpointsTest {
     }
 
     @Test
-    void anyoneSeesEachComponentsStatusButNotItsDetails() {
+    void anyoneSeesTheOverallStatusButNoComponent() {
         Api.Response response = api.get(null, "/actuator/health");
 
         assertThat(response.status()).as(response.toString()).isEqualTo(200);
-        JsonNode components = response.json().path("components");
-        for (String component : new String[] {"businessDb", "workflowDb", "transactionManager"}) {
-            assertThat(components.path(component).path("status").asString()).as(component).isEqualTo("UP");
-            assertThat(components.path(component).has("details")).as(component + " details").isFalse();
-        }
+        assertThat(response.json().path("status").asString()).isEqualTo("UP");
+        HealthFloodTest.assertAnonymousAnswer(response);
         // an approver is not an operator either
-        assertThat(api.get("bob", "/actuator/health").json().path("components").path("businessDb").has("details")).isFalse();
+        HealthFloodTest.assertAnonymousAnswer(api.get("bob", "/actuator/health"));
     }
 
     @Test
