@@ -52,6 +52,37 @@ class IdempotencyAndRacesTest {
         assertThat(processCount(second)).isZero();
     }
 
+    /**
+     * Keys travel in logs and proxies: someone who learns another user's key must not learn from it what that
+     * user did. Only the key's owner and administrators or DBAs are told which command used it.
+     */
+    @Test
+    void aKeyAnotherUserUsedIsRefusedWithoutNamingTheirCommandToAnyoneButItsOwnerAndAnAdmin() {
+        long applicantsDraft = ApiFlows.createDraft(api, "LOW", false);
+        long other = ApiFlows.createDraft(api, "LOW", false);
+        String taskId = firstTaskId(submit(other, UUID.randomUUID().toString()).json().get("processInstanceId").asString());
+        // no digits, so that the application's id cannot appear in the detail by way of the key
+        String key = "alices-key-" + UUID.randomUUID().toString().replaceAll("[0-9-]", "");
+        assertThat(submit(applicantsDraft, key).status()).isEqualTo(200);
+
+        Api.Response byAnother = complete("bob", taskId, "APPROVE", key);
+        Api.Response byAnAdmin = api.post("erin", "/api/admin/applications/" + other + "/terminate", "{\"reason\":\"x\"}", key);
+        Api.Response byTheOwner = submit(other, key);
+
+        assertThat(byAnother.status()).as(byAnother.toString()).isEqualTo(422);
+        assertThat(byAnother.json().get("code").asString()).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+        assertThat(byAnother.json().get("detail").asString()).doesNotContain("SUBMIT")
+                .doesNotContain(Long.toString(applicantsDraft));
+        for (Api.Response told : List.of(byAnAdmin, byTheOwner)) {
+            assertThat(told.status()).as(told.toString()).isEqualTo(422);
+            assertThat(told.json().get("detail").asString()).contains("SUBMIT").contains(Long.toString(applicantsDraft));
+        }
+        assertThat(db.business().queryForObject("select count(*) from approval_record where task_id = ?", Integer.class, taskId))
+                .isZero();
+        assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, other))
+                .isEqualTo("APPROVING");
+    }
+
     @Test
     void aCompleteRetriedWithAnotherDecisionUnderTheSameKeyIsRefused() {
         long id = ApiFlows.createDraft(api, "LOW", false);

@@ -1,6 +1,7 @@
 package dev.lockstep.platform.security;
 
 import dev.lockstep.platform.AreaApi;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.springframework.security.core.Authentication;
@@ -19,13 +20,18 @@ public record Caller(String id, Set<String> roles, Set<String> groups) {
     public static final String GROUP_PREFIX = "GROUP_";
 
     public static Caller current() {
+        return ifAuthenticated().orElseThrow(() -> new IllegalStateException("no authenticated caller"));
+    }
+
+    /** The caller on this thread, if one has authenticated: for code that also runs outside a user's request. */
+    public static Optional<Caller> ifAuthenticated() {
         Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
         if (authentication == null || !authentication.isAuthenticated()) {
-            throw new IllegalStateException("no authenticated caller");
+            return Optional.empty();
         }
-        return new Caller(authentication.getName(),
+        return Optional.of(new Caller(authentication.getName(),
                 withPrefix(authentication, ROLE_PREFIX),
-                withPrefix(authentication, GROUP_PREFIX));
+                withPrefix(authentication, GROUP_PREFIX)));
     }
 
     public boolean hasRole(String role) {

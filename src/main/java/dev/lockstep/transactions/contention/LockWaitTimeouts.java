@@ -1,12 +1,16 @@
 package dev.lockstep.transactions.contention;
 
+import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.security.Roles;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.platform.web.ProblemTranslator;
 import dev.lockstep.transactions.contention.LockHolders.PreparedHolder;
+import dev.lockstep.transactions.contention.LockHolders.Seen;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -17,9 +21,10 @@ import org.springframework.stereotype.Component;
 /**
  * A database wait that ran into its bound ({@code lockstep.db.<db>.lock-timeout} or
  * {@code .statement-timeout}) becomes an answer the client can act on instead of a 500: nothing was
- * written (the use case's transaction rolled back), here is what held it, retry after a while. When
- * the holder is a prepared transaction its gid and gtrid are named, so an operator can find it in the
- * recovery console; when it cannot be seen, the answer says "unknown" rather than guess.
+ * written (the use case's transaction rolled back), another transaction holds what it needed, whether
+ * that one is in doubt, retry after a while. Which prepared transaction it is (gid, gtrid, database)
+ * only a DBA is told, who can resolve it in the recovery console; everyone else gets a reference
+ * under which the service logs those details.
  */
 @Component
 class LockWaitTimeouts implements ProblemTranslator {
@@ -45,39 +50,73 @@ class LockWaitTimeouts implements ProblemTranslator {
         return timedOut(error).map(this::answer);
     }
 
+    /** Whether the holder is a prepared transaction, as far as one look could tell. */
+    private enum InDoubt {
+        YES("in-doubt", "yes"), NO("not-in-doubt", "no"), UNKNOWN("unknown", "unknown");
+
+        /** The problem member {@code holder}. */
+        final String holder;
+        /** In the detail: "in doubt: yes". */
+        final String said;
+
+        InDoubt(String holder, String said) {
+            this.holder = holder;
+            this.said = said;
+        }
+
+        static InDoubt of(Optional<String> table, Seen seen) {
+            if (!seen.holders().isEmpty()) {
+                return YES;
+            }
+            // any holder of a row holds a lock on its table, so a complete look at a named table that found no prepared
+            // holder rules one out; a table-level wait may be on a prepared transaction's ordinary lock, never looked for
+            return table.isPresent() && seen.everyDatabaseAnswered() ? NO : UNKNOWN;
+        }
+    }
+
     private ApiException answer(SQLException timeout) {
         boolean lockWait = LOCK_NOT_AVAILABLE.equals(timeout.getSQLState());
         Optional<String> table = relationOf(timeout);
-        List<PreparedHolder> prepared = table.map(holders::preparedHoldersOf).orElse(List.of());
+        Seen seen = holders.preparedHoldersOf(table);
+        InDoubt inDoubt = InDoubt.of(table, seen);
+        String reference = UUID.randomUUID().toString();
         String what = table.map(name -> "a lock on " + name).orElse("a lock or a statement");
-        String holder = prepared.isEmpty()
-                ? "Its holder is unknown: no prepared (in-doubt) transaction was seen holding it, so it was a running"
-                        + " transaction or has finished since."
-                : "It is held by the prepared (in-doubt) transaction " + describe(prepared) + "; transaction recovery"
-                        + " resolves it, or a DBA in the recovery console (/api/recovery/in-doubt).";
-        log.warn("{} timed out waiting for {}: {} — {}", lockWait ? "lock wait" : "statement", what, timeout.getMessage(),
-                holder);
+        String named = seen.holders().isEmpty() ? "no prepared (in-doubt) transaction was seen holding it"
+                : "it is held by the prepared (in-doubt) transaction " + describe(seen.holders());
+        // the holder first: the database's message runs over several lines
+        log.warn("{} timed out waiting for {} (reference {}): {}; the database said: {}", lockWait ? "lock wait" : "statement",
+                what, reference, named, timeout.getMessage());
+
+        boolean dba = Caller.ifAuthenticated().map(caller -> caller.hasRole(Roles.DBA)).orElse(false);
+        String holder = dba && inDoubt == InDoubt.YES
+                ? "It is held by the prepared (in-doubt) transaction " + describe(seen.holders()) + "; transaction recovery"
+                        + " resolves it, or a DBA in the recovery console (/api/recovery/in-doubt)."
+                : "Another transaction held it (in doubt: " + inDoubt.said + "); what the service saw of it is in its log"
+                        + " under reference " + reference + ", for a DBA.";
         ApiException answer = lockWait
                 ? new ApiException(HttpStatus.CONFLICT, "RESOURCE_LOCKED", "The request waited for " + what + " longer than"
                         + " the lock timeout; nothing was written. " + holder + " Retry later with the same Idempotency-Key.",
-                        retryAfter(prepared))
+                        retryAfter(inDoubt))
                 : new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "STATEMENT_TIMEOUT", "A database statement ran longer"
                         + " than the statement timeout while waiting for " + what + "; nothing was written. " + holder
-                        + " Retry later with the same Idempotency-Key.", retryAfter(prepared));
+                        + " Retry later with the same Idempotency-Key.", retryAfter(inDoubt));
         answer.with("lockedTable", table.orElse("unknown"))
-                .with("holder", prepared.isEmpty() ? "unknown" : "in-doubt")
-                .with("heldBy", prepared.stream().map(PreparedHolder::asProblemMember).toList());
+                .with("holder", inDoubt.holder)
+                .with("reference", reference);
+        if (dba) {
+            answer.with("heldBy", seen.holders().stream().map(PreparedHolder::asProblemMember).toList());
+        }
         return answer;
     }
 
-    private static Duration retryAfter(List<PreparedHolder> prepared) {
-        return prepared.isEmpty() ? RETRY_AFTER_RUNNING_HOLDER : RETRY_AFTER_IN_DOUBT_HOLDER;
+    private static Duration retryAfter(InDoubt inDoubt) {
+        return inDoubt == InDoubt.YES ? RETRY_AFTER_IN_DOUBT_HOLDER : RETRY_AFTER_RUNNING_HOLDER;
     }
 
     private static String describe(List<PreparedHolder> prepared) {
         return String.join(", or ", prepared.stream()
                 .map(h -> "gtrid " + h.gtrid().orElse("unknown") + " (gid " + h.gid() + " on " + h.database()
-                        + ", prepared at " + h.preparedAt() + ")")
+                        + ", prepared at " + h.preparedAt() + ", locking " + String.join(", ", h.tables()) + ")")
                 .toList());
     }
 

@@ -2,6 +2,7 @@ package dev.lockstep.transactions.usecase;
 
 import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.security.Caller;
+import dev.lockstep.platform.security.Roles;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,8 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.hibernate.exception.ConstraintViolationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.dao.DataIntegrityViolationException;
@@ -42,6 +45,7 @@ public class UseCaseTransaction {
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     private static final Pattern KEY_SHAPE = Pattern.compile("[\\x21-\\x7E]{1,128}");
     private static final String PRIMARY_KEY = "workflow_command_pkey";
+    private static final Logger log = LoggerFactory.getLogger(UseCaseTransaction.class);
 
     private final WorkflowCommandRepository commands;
     private final TransactionTemplate transaction;
@@ -80,8 +84,8 @@ public class UseCaseTransaction {
                 return ResponseEntity.status(outcome.status()).contentType(MediaType.APPLICATION_JSON)
                         .body(json.writeValueAsString(outcome.body()));
             }
-            return runOnce(transaction, new CommandRequest(key, useCase.commandType(), target.type(), target.id(), caller.id(),
-                    body), command);
+            return runOnce(transaction, caller, new CommandRequest(key, useCase.commandType(), target.type(), target.id(),
+                    caller.id(), body), command);
         } catch (HeuristicCompletionException e) {
             if (e.getOutcomeState() != HeuristicCompletionException.STATE_ROLLED_BACK) {
                 call.endedHeuristically(HeuristicCompletionException.getStateString(e.getOutcomeState()));
@@ -90,26 +94,28 @@ public class UseCaseTransaction {
         }
     }
 
-    private ResponseEntity<String> runOnce(TransactionTemplate transaction, CommandRequest request,
+    private ResponseEntity<String> runOnce(TransactionTemplate transaction, Caller caller, CommandRequest request,
             Supplier<UseCaseResult> command) {
         requireValidKey(request.idempotencyKey());
         refuseWhileOutcomeIsBeingResolved(request.idempotencyKey());
         String fingerprint = fingerprint(request);
         try {
-            return transaction.execute(status -> replayOrRun(request, fingerprint, command));
+            return transaction.execute(status -> replayOrRun(caller, request, fingerprint, command));
         } catch (DataIntegrityViolationException e) {
             if (!isViolationOf(e, PRIMARY_KEY)) {
                 throw e;
             }
             // A concurrent request with the same key committed first: answer with its stored response.
-            return transaction.execute(status -> replay(commands.findById(request.idempotencyKey()).orElseThrow(), fingerprint));
+            return transaction.execute(status -> replay(commands.findById(request.idempotencyKey()).orElseThrow(), fingerprint,
+                    caller));
         }
     }
 
-    private ResponseEntity<String> replayOrRun(CommandRequest request, String fingerprint, Supplier<UseCaseResult> command) {
+    private ResponseEntity<String> replayOrRun(Caller caller, CommandRequest request, String fingerprint,
+            Supplier<UseCaseResult> command) {
         Optional<WorkflowCommand> existing = commands.findById(request.idempotencyKey());
         if (existing.isPresent()) {
-            return replay(existing.get(), fingerprint);
+            return replay(existing.get(), fingerprint, caller);
         }
         commands.claim(request.idempotencyKey(), request.commandType(), request.businessType(),
                 request.businessId() == null ? "" : request.businessId(), request.requestedBy(), fingerprint,
@@ -122,11 +128,21 @@ public class UseCaseTransaction {
         return ResponseEntity.status(outcome.status()).contentType(MediaType.APPLICATION_JSON).body(body);
     }
 
-    private static ResponseEntity<String> replay(WorkflowCommand stored, String fingerprint) {
+    /**
+     * The stored response of the same request, or 422 for another request under the key. What the key was used for is
+     * told only to its owner and to administrators and DBAs: a key seen in a log or a proxy must not tell a stranger
+     * what another user did.
+     */
+    private static ResponseEntity<String> replay(WorkflowCommand stored, String fingerprint, Caller caller) {
         if (!stored.getRequestFingerprint().equals(fingerprint)) {
+            String usedFor = stored.getCommandType() + " on " + stored.getBusinessId();
+            log.info("Idempotency-Key {} of {} ({}) sent by {} with another request", stored.getRequestId(),
+                    stored.getRequestedBy(), usedFor, caller.id());
+            boolean mayKnow = caller.id().equals(stored.getRequestedBy()) || caller.hasRole(Roles.ADMIN)
+                    || caller.hasRole(Roles.DBA);
             throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "IDEMPOTENCY_KEY_REUSED",
-                    "The Idempotency-Key " + stored.getRequestId() + " was already used for a different request ("
-                            + stored.getCommandType() + " on " + stored.getBusinessId() + "); use a new key for a new request.");
+                    "The Idempotency-Key " + stored.getRequestId() + " was already used for a different request"
+                            + (mayKnow ? " (" + usedFor + ")" : "") + "; use a new key for a new request.");
         }
         return ResponseEntity.status(stored.getResponseStatus()).contentType(MediaType.APPLICATION_JSON)
                 .header(REPLAYED_HEADER, "true").body(stored.getResponseBody());

@@ -34,6 +34,10 @@ public class WorkflowCommand {
         return businessId;
     }
 
+    public String getRequestedBy() {
+        return requestedBy;
+    }
+
     public String getRequestFingerprint() {
         return requestFingerprint;
     }
