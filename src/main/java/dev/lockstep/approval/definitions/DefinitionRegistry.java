@@ -23,6 +23,8 @@ import org.springframework.http.HttpStatus;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -41,6 +43,7 @@ class DefinitionRegistry {
     }
 
     private final JdbcTemplate jdbc;
+    private final TransactionTemplate reads;
     private final BpmnDefinitions checks;
     private final DeployedDefinitions engine;
     private final DefinitionLimits limits;
@@ -48,10 +51,16 @@ class DefinitionRegistry {
     private final JsonMapper json;
     private final Clock clock;
 
-    /** {@code business}: the primary (XA, or single-database) pool, whose connection joins the use case's transaction. */
-    DefinitionRegistry(DataSource business, BpmnDefinitions checks, DeployedDefinitions engine, DefinitionLimits limits,
-            ObjectProvider<AuditTrail> audit, JsonMapper json, Clock clock) {
+    /**
+     * {@code business}: the primary (XA, or single-database) pool, whose connection joins the use case's transaction;
+     * it hands out connections only inside one, so reads run in a read-only transaction of {@code transactions} (or
+     * join the use case's).
+     */
+    DefinitionRegistry(DataSource business, PlatformTransactionManager transactions, BpmnDefinitions checks,
+            DeployedDefinitions engine, DefinitionLimits limits, ObjectProvider<AuditTrail> audit, JsonMapper json, Clock clock) {
         this.jdbc = new JdbcTemplate(business);
+        this.reads = new TransactionTemplate(transactions);
+        this.reads.setReadOnly(true);
         this.checks = checks;
         this.engine = engine;
         this.limits = limits;
@@ -84,11 +93,12 @@ class DefinitionRegistry {
     }
 
     List<BusinessTypeView> types() {
-        return jdbc.query("select * from business_type order by type_key", this::typeView);
+        return reads.execute(status -> jdbc.query("select * from business_type order by type_key", this::typeView));
     }
 
     Optional<BusinessTypeView> type(String key) {
-        return jdbc.query("select * from business_type where type_key = ?", this::typeView, key).stream().findFirst();
+        return reads.execute(status -> jdbc.query("select * from business_type where type_key = ?", this::typeView, key).stream()
+                .findFirst());
     }
 
     /**
@@ -191,17 +201,17 @@ class DefinitionRegistry {
     }
 
     List<DefinitionVersionView> versions(String key) {
-        return jdbc.query(VERSION_SELECT + " where v.type_key = ? order by v.version", this::versionView, key);
+        return reads.execute(status -> jdbc.query(VERSION_SELECT + " where v.type_key = ? order by v.version", this::versionView, key));
     }
 
     Optional<DefinitionVersionView> version(String key, int version) {
-        return jdbc.query(VERSION_SELECT + " where v.type_key = ? and v.version = ?", this::versionView, key, version).stream()
-                .findFirst();
+        return reads.execute(status -> jdbc.query(VERSION_SELECT + " where v.type_key = ? and v.version = ?", this::versionView, key,
+                version).stream().findFirst());
     }
 
     Optional<String> deployableXml(String key, int version) {
-        return jdbc.queryForList("select deployable_xml from definition_version where type_key = ? and version = ?", String.class,
-                key, version).stream().findFirst();
+        return reads.execute(status -> jdbc.queryForList("select deployable_xml from definition_version where type_key = ? and version = ?",
+                String.class, key, version).stream().findFirst());
     }
 
     private static final String VERSION_SELECT = """
