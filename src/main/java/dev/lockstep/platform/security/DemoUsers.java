@@ -41,6 +41,8 @@ class DemoUsers {
             new DemoUser("dave", Roles.APPROVER, "finance"),
             new DemoUser("frank", Roles.APPROVER, "directors"),
             new DemoUser("erin", Roles.ADMIN, null),
+            // a second admin: activating an approval definition takes two (four-eyes, docs/approvals.md)
+            new DemoUser("grace", Roles.ADMIN, null),
             new DemoUser("dba1", Roles.DBA, null),
             new DemoUser("dba2", Roles.DBA, null),
             new DemoUser("audrey", Roles.AUDITOR, null));

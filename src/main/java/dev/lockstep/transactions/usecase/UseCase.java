@@ -23,7 +23,11 @@ public enum UseCase {
     RESOLVE(Key.REQUIRED),
     TRANSFER(Key.REQUIRED),
     ADD_SIGNER(Key.REQUIRED),
-    REMOVE_SIGNER(Key.REQUIRED);
+    REMOVE_SIGNER(Key.REQUIRED),
+    /** Issue 30: an admin registers a business type, proposes a definition version, or decides on a proposal. */
+    REGISTER_BUSINESS_TYPE(Key.OPTIONAL),
+    PROPOSE_DEFINITION(Key.OPTIONAL),
+    DECIDE_DEFINITION(Key.OPTIONAL);
 
     /** Whether the use case takes an Idempotency-Key: it must, it may, or it needs none (claiming is idempotent by itself). */
     enum Key {

@@ -1,0 +1,67 @@
+package dev.lockstep.approval.definitions;
+
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaLocation;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
+import com.networknt.schema.path.NodePath;
+import dev.lockstep.platform.web.ApiException;
+import java.util.List;
+import java.util.Set;
+import org.springframework.http.HttpStatus;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Checks a business type's field schema before it is stored: it must be a valid JSON Schema (2020-12 unless it
+ * names another draft), and every routable field a top-level property of scalar type, since a flow's condition
+ * compares it with a constant.
+ */
+final class BusinessTypeSchemas {
+
+    private static final Set<String> SCALAR_TYPES = Set.of("string", "number", "integer", "boolean");
+    private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
+    private static final Schema META_SCHEMA = REGISTRY.getSchema(SchemaLocation.of("https://json-schema.org/draft/2020-12/schema"));
+
+    private BusinessTypeSchemas() {
+    }
+
+    static void check(JsonNode schema, List<String> routableFields) {
+        if (schema == null || !schema.isObject()) {
+            throw unprocessable("SCHEMA_INVALID", "The schema must be a JSON object.").with("pointer", "");
+        }
+        List<Error> errors = META_SCHEMA.validate(schema);
+        if (!errors.isEmpty()) {
+            Error first = errors.get(0);
+            throw unprocessable("SCHEMA_INVALID", "The schema is not a valid JSON Schema: " + first.getMessage())
+                    .with("pointer", pointer(first.getInstanceLocation()));
+        }
+        JsonNode properties = schema.path("properties");
+        for (String field : routableFields) {
+            JsonNode property = properties.get(field);
+            if (property == null) {
+                throw unprocessable("ROUTABLE_FIELD_UNKNOWN", "Routable field '" + field
+                        + "' is not a top-level property of the schema.").with("field", field);
+            }
+            JsonNode type = property.get("type");
+            if (type == null || !type.isString() || !SCALAR_TYPES.contains(type.asString())) {
+                throw unprocessable("ROUTABLE_FIELD_NOT_SCALAR", "Routable field '" + field
+                        + "' must have one of the types " + SCALAR_TYPES + "; a flow compares it with a constant.")
+                        .with("field", field);
+            }
+        }
+    }
+
+    /** The RFC 6901 pointer of the schema member a meta-schema error concerns. */
+    private static String pointer(NodePath path) {
+        StringBuilder pointer = new StringBuilder();
+        for (int i = 0; i < path.getNameCount(); i++) {
+            pointer.append('/').append(path.getName(i).replace("~", "~0").replace("/", "~1"));
+        }
+        return pointer.toString();
+    }
+
+    private static ApiException unprocessable(String code, String detail) {
+        return new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, code, detail);
+    }
+}
