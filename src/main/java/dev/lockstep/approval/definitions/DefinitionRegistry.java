@@ -6,6 +6,7 @@ import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.transactions.workflow.DeployedDefinitions;
 import dev.lockstep.transactions.workflow.definition.BpmnDefinitions;
 import dev.lockstep.transactions.workflow.definition.DefinitionCheck;
+import dev.lockstep.transactions.workflow.definition.DefinitionProblem;
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -17,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.http.HttpStatus;
@@ -41,6 +44,8 @@ class DefinitionRegistry {
     static String processKey(String typeKey) {
         return "type_" + typeKey;
     }
+
+    private static final Logger log = LoggerFactory.getLogger(DefinitionRegistry.class);
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate reads;
@@ -114,6 +119,8 @@ class DefinitionRegistry {
         String processKey = processKey(key);
         DefinitionCheck check = checks.check(xml, limits.rulesFor(new LinkedHashSet<>(type.routableFields())), processKey);
         if (check instanceof DefinitionCheck.Refused refused) {
+            log.info("definition for {} proposed by {} refused: {}", key, actor,
+                    refused.problems().stream().map(DefinitionProblem::code).distinct().toList());
             throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "DEFINITION_INVALID",
                     "The definition was refused; nothing was stored. Each problem names its BPMN element.")
                     .with("problems", refused.problems());

@@ -29,17 +29,24 @@ class DefinitionRegistryTest {
             {"type": "object", "properties": {"amount": {"type": "number"}, "urgent": {"type": "boolean"},
              "tags": {"type": "array", "items": {"type": "string"}}}}""";
 
-    /** One manager step between start and end: the smallest flow the product can run. */
+    /** One manager step between start and the two outcomes, in the Camunda Modeler's dialect: the smallest flow the product runs. */
     static final String ONE_STEP = """
             <?xml version="1.0" encoding="UTF-8"?>
             <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
-                xmlns:activiti="http://activiti.org/bpmn" id="Definitions_1" targetNamespace="http://bpmn.io/schema/bpmn">
-              <bpmn:process id="Payment" name="Payment release" isExecutable="true">
+                xmlns:camunda="http://camunda.org/schema/1.0/bpmn" xmlns:lockstep="https://lockstep.dev/bpmn"
+                xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" id="Definitions_1" targetNamespace="http://bpmn.io/schema/bpmn">
+              <bpmn:process id="Process_1" name="Payment release" isExecutable="true">
                 <bpmn:startEvent id="start"/>
                 <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="managerApproval"/>
-                <bpmn:userTask id="managerApproval" name="Manager approval" activiti:candidateGroups="managers"/>
-                <bpmn:sequenceFlow id="f2" sourceRef="managerApproval" targetRef="end"/>
-                <bpmn:endEvent id="end"/>
+                <bpmn:userTask id="managerApproval" name="Manager approval" camunda:candidateGroups="managers"/>
+                <bpmn:sequenceFlow id="f2" sourceRef="managerApproval" targetRef="decided"/>
+                <bpmn:exclusiveGateway id="decided" default="f3"/>
+                <bpmn:sequenceFlow id="f3" sourceRef="decided" targetRef="approved"/>
+                <bpmn:sequenceFlow id="f4" sourceRef="decided" targetRef="rejected">
+                  <bpmn:conditionExpression xsi:type="bpmn:tFormalExpression">${decision == 'REJECT'}</bpmn:conditionExpression>
+                </bpmn:sequenceFlow>
+                <bpmn:endEvent id="approved" lockstep:outcome="APPROVED"/>
+                <bpmn:endEvent id="rejected" lockstep:outcome="REJECTED"/>
               </bpmn:process>
             </bpmn:definitions>
             """;
