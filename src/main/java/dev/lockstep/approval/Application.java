@@ -30,11 +30,17 @@ public class Application {
     private Long id;
     private String title;
     private String description;
-    private long assetId;
+    /** The registered business type; the asset columns below are set for {@link #BUSINESS_TYPE} only. */
+    private String businessType;
+    /** A registered type's fields as JSON text, as its schema accepted them; null for {@link #BUSINESS_TYPE}. */
+    private String fields;
+    /** The definition version of a registered type the current run started on; null for {@link #BUSINESS_TYPE}. */
+    private Integer definitionVersion;
+    private Long assetId;
     private BigDecimal amount;
     @Enumerated(EnumType.STRING)
     private RiskLevel riskLevel;
-    private boolean sensitive;
+    private Boolean sensitive;
     private String applicantId;
     @Enumerated(EnumType.STRING)
     private ApprovalStatus approvalStatus;
@@ -65,6 +71,7 @@ public class Application {
     public static Application draft(String title, String description, long assetId, BigDecimal amount, RiskLevel riskLevel,
             boolean sensitive, Countersign countersign, String applicantId, Instant now) {
         Application application = new Application();
+        application.businessType = BUSINESS_TYPE;
         application.title = title;
         application.description = description;
         application.assetId = assetId;
@@ -78,11 +85,44 @@ public class Application {
             application.countersignSigners = String.join(",", countersign.signers());
             application.countersignManagerReview = countersign.managerReview();
         }
-        application.approvalStatus = ApprovalStatus.DRAFT;
-        application.publishStatus = PublishStatus.NOT_STARTED;
-        application.createdAt = now;
-        application.updatedAt = now;
-        return application;
+        return application.asDraft(now);
+    }
+
+    /** A draft of a registered type other than {@link #BUSINESS_TYPE}: its {@code fields} passed the type's schema. */
+    public static Application typedDraft(String businessType, String title, String description, String fields, String applicantId,
+            Instant now) {
+        Application application = new Application();
+        application.businessType = businessType;
+        application.title = title;
+        application.description = description;
+        application.fields = fields;
+        application.applicantId = applicantId;
+        return application.asDraft(now);
+    }
+
+    private Application asDraft(Instant now) {
+        approvalStatus = ApprovalStatus.DRAFT;
+        publishStatus = PublishStatus.NOT_STARTED;
+        createdAt = now;
+        updatedAt = now;
+        return this;
+    }
+
+    /** True for an application of a registered type, which runs on that type's ACTIVE definition. */
+    public boolean isTyped() {
+        return !BUSINESS_TYPE.equals(businessType);
+    }
+
+    public String getBusinessType() {
+        return businessType;
+    }
+
+    public String getFields() {
+        return fields;
+    }
+
+    public Integer getDefinitionVersion() {
+        return definitionVersion;
     }
 
     public String businessKey() {
@@ -101,7 +141,7 @@ public class Application {
         return description;
     }
 
-    public long getAssetId() {
+    public Long getAssetId() {
         return assetId;
     }
 
@@ -113,7 +153,7 @@ public class Application {
         return riskLevel;
     }
 
-    public boolean isSensitive() {
+    public Boolean isSensitive() {
         return sensitive;
     }
 

@@ -32,13 +32,15 @@ public interface ApplicationRepository extends JpaRepository<Application, Long> 
     @Query("""
             update Application a set a.approvalStatus = dev.lockstep.approval.ApprovalStatus.APPROVING,
                    a.processInstanceId = :processInstanceId, a.processDefinitionId = :processDefinitionId,
-                   a.processDefinitionVersion = :processDefinitionVersion, a.currentTaskSummary = :taskSummary,
+                   a.processDefinitionVersion = :processDefinitionVersion, a.definitionVersion = coalesce(:definitionVersion, a.definitionVersion),
+                   a.currentTaskSummary = :taskSummary,
                    a.closedReason = null, a.rowVersion = a.rowVersion + 1, a.updatedAt = :now
              where a.id = :id and a.approvalStatus = dev.lockstep.approval.ApprovalStatus.SUBMITTING
             """)
     int markApproving(@Param("id") long id, @Param("processInstanceId") String processInstanceId,
             @Param("processDefinitionId") String processDefinitionId,
-            @Param("processDefinitionVersion") int processDefinitionVersion, @Param("taskSummary") String taskSummary,
+            @Param("processDefinitionVersion") int processDefinitionVersion, @Param("definitionVersion") Integer definitionVersion,
+            @Param("taskSummary") String taskSummary,
             @Param("now") Instant now);
 
     /**

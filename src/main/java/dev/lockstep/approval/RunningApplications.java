@@ -238,8 +238,11 @@ public class RunningApplications {
     public void closeAs(Application application, String processInstanceId, String outcome, Instant now) {
         ProcessOutcome result = ProcessOutcome.valueOf(outcome);
         bindings.end(processInstanceId, result.bindingStatus(), now);
-        applications.close(application.getId(), result.approvalStatus(), result.publishStatus(), null, now);
-        if (result.approvalStatus() == ApprovalStatus.APPROVED) {
+        // a registered type never publishes (refused at creation until its catalog mapping exists)
+        boolean publishes = !application.isTyped();
+        applications.close(application.getId(), result.approvalStatus(), publishes ? result.publishStatus() : PublishStatus.NOT_STARTED,
+                null, now);
+        if (publishes && result.approvalStatus() == ApprovalStatus.APPROVED) {
             // same XA transaction: the publish event exists exactly when the approval committed
             outbox.requestAssetPublication(new Outbox.AssetPublication(Application.BUSINESS_TYPE, application.getId(),
                     application.getAssetId(), application.getTitle(), application.getLifecycleNo()), now);

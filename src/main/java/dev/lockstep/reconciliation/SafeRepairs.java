@@ -117,7 +117,7 @@ class SafeRepairs {
                 bindings.saveAndFlush(BusinessProcessBinding.active(Long.toString(applicationId), instance.id(),
                         instance.definitionId(), evidence.lifecycleNo(), now));
                 applications.markApproving(applicationId, instance.id(), instance.definitionId(), instance.definitionVersion(),
-                        running.summaryOf(instance.id()), now);
+                        null, running.summaryOf(instance.id()), now);
                 return "bound " + instance.id() + " as lifecycle " + evidence.lifecycleNo() + " and marked APPROVING";
             }
             case INSTANCE_WITHOUT_BINDING -> {

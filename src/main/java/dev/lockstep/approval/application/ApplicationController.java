@@ -40,6 +40,7 @@ public class ApplicationController {
     @PostMapping(consumes = "application/json")
     public ResponseEntity<String> create(@Valid @RequestBody CreateApplicationRequest request,
             @RequestHeader(name = UseCaseTransaction.HEADER, required = false) String idempotencyKey) {
+        lifecycle.checkType(request);
         return useCases.run(UseCase.CREATE, Target.newApplication(), idempotencyKey, request, call -> {
             ApplicationView created = lifecycle.createDraft(request, call);
             return UseCaseResult.created(created, Long.toString(created.id()), "DRAFT");

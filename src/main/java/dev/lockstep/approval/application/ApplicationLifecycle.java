@@ -11,6 +11,8 @@ import dev.lockstep.approval.BusinessProcessBindingRepository;
 import dev.lockstep.approval.PublishStatus;
 import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.approval.SeparationOfDuties;
+import dev.lockstep.approval.definitions.RegisteredTypes;
+import dev.lockstep.approval.definitions.RegisteredTypes.ActiveDefinition;
 import dev.lockstep.approval.trail.ApplicationEvent.Kind;
 import dev.lockstep.approval.trail.ApplicationTrail;
 import dev.lockstep.platform.security.Caller;
@@ -24,6 +26,7 @@ import dev.lockstep.transactions.workflow.ApprovalProcess.StartedProcess;
 import dev.lockstep.transactions.workflow.Countersign;
 import java.time.Clock;
 import java.time.Instant;
+import tools.jackson.databind.json.JsonMapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
@@ -46,17 +49,21 @@ public class ApplicationLifecycle {
     private final ApprovalProcess process;
     private final RunningApplications running;
     private final ApplicationTrail trail;
+    private final RegisteredTypes types;
+    private final JsonMapper json;
     private final Clock clock;
 
     public ApplicationLifecycle(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
             ApprovalRecordRepository records, ApprovalProcess process, RunningApplications running, ApplicationTrail trail,
-            Clock clock) {
+            RegisteredTypes types, JsonMapper json, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.records = records;
         this.process = process;
         this.running = running;
         this.trail = trail;
+        this.types = types;
+        this.json = json;
         this.clock = clock;
     }
 
@@ -66,6 +73,9 @@ public class ApplicationLifecycle {
         Caller caller = call.caller();
         if (!caller.hasRole(Roles.APPLICANT)) {
             throw ApiException.forbidden("NOT_AN_APPLICANT", "Only applicants create applications.");
+        }
+        if (!Application.BUSINESS_TYPE.equals(request.businessType())) {
+            return createTypedDraft(request, caller);
         }
         Countersign countersign = request.countersign();
         if (countersign != null && (countersign.policy() == Countersign.Policy.RATIO) != (countersign.ratio() != null)) {
@@ -83,25 +93,56 @@ public class ApplicationLifecycle {
         return ApplicationView.of(created);
     }
 
-    /** Starts a new process lifecycle for a draft or a rejected application and binds it. */
+    /**
+     * Refuses an unknown type, or fields its schema does not accept, before the draft's own transaction: the registry
+     * is read in a transaction of both databases, which cannot nest in a business-only one.
+     */
+    public void checkType(CreateApplicationRequest request) {
+        if (!Application.BUSINESS_TYPE.equals(request.businessType())) {
+            types.checkFields(request.businessType(), request.fields());
+        }
+    }
+
+    /** A registered type's draft ({@link #checkType} passed): its fields as its schema accepted them; countersign steps come from its definition. */
+    private ApplicationView createTypedDraft(CreateApplicationRequest request, Caller caller) {
+        if (request.countersign() != null) {
+            throw ApiException.badRequest("INVALID_COUNTERSIGN", "An application of a registered type takes its steps from the"
+                    + " type's definition; it names no countersign.");
+        }
+        Application created = applications.saveAndFlush(Application.typedDraft(request.businessType(), request.title().strip(),
+                request.description(), json.writeValueAsString(request.fields()), caller.id(), clock.instant()));
+        TransactionLogContext.bind(created.businessKey());
+        log.info("{} created draft application {} of type {}", caller.id(), created.getId(), created.getBusinessType());
+        return ApplicationView.of(created);
+    }
+
+    /**
+     * Starts a new process lifecycle for a draft or a rejected application and binds it. An application of a
+     * registered type starts on its type's ACTIVE version, found before anything changes (409 without one).
+     */
     public ApplicationView submit(long applicationId, UseCaseCall call) {
         call.actsOn(applicationId);
         Caller caller = call.caller();
         Application application = ownApplication(applicationId, caller);
         // a draft stored before this rule may still name its applicant as a signer
         SeparationOfDuties.refuseApplicantAsSigner(application.getCountersign(), caller.id());
+        ActiveDefinition definition = application.isTyped()
+                ? types.active(application.getBusinessType(), json.readTree(application.getFields())) : null;
         Instant now = clock.instant();
         if (applications.beginSubmission(applicationId, caller.id(), application.getRowVersion(), now) == 0) {
             throw notSubmittable(applicationId);
         }
         running.requireNotFrozen(applicationId);
         Application submitting = load(applicationId);
-        StartedProcess started = process.start(submitting.businessKey(), caller.id(), submitting.isSensitive(),
-                submitting.getRiskLevel().name(), submitting.getCountersign(), submitting.getActionSeq());
+        StartedProcess started = definition != null
+                ? process.startByDefinitionId(definition.engineDefinitionId(), submitting.businessKey(), caller.id(),
+                        definition.routableFields(), submitting.getActionSeq())
+                : process.start(submitting.businessKey(), caller.id(), submitting.isSensitive(),
+                        submitting.getRiskLevel().name(), submitting.getCountersign(), submitting.getActionSeq());
         bindings.saveAndFlush(BusinessProcessBinding.active(submitting.businessKey(), started.processInstanceId(),
                 started.processDefinitionId(), submitting.getLifecycleNo(), now));
         applications.markApproving(applicationId, started.processInstanceId(), started.processDefinitionId(),
-                started.processDefinitionVersion(), running.summaryOf(started.processInstanceId()), now);
+                started.processDefinitionVersion(), definition == null ? null : definition.version(), running.summaryOf(started.processInstanceId()), now);
         log.info("{} submitted application {}: lifecycle {}, process {}", caller.id(), applicationId,
                 submitting.getLifecycleNo(), started.processInstanceId());
         return ApplicationView.of(load(applicationId));

@@ -20,7 +20,7 @@ import tools.jackson.databind.JsonNode;
 final class BusinessTypeSchemas {
 
     private static final Set<String> SCALAR_TYPES = Set.of("string", "number", "integer", "boolean");
-    private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
+    static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
     private static final Schema META_SCHEMA = REGISTRY.getSchema(SchemaLocation.of("https://json-schema.org/draft/2020-12/schema"));
 
     private BusinessTypeSchemas() {
@@ -52,8 +52,8 @@ final class BusinessTypeSchemas {
         }
     }
 
-    /** The RFC 6901 pointer of the schema member a meta-schema error concerns. */
-    private static String pointer(NodePath path) {
+    /** The RFC 6901 pointer of the member an error concerns (of the schema, or of the fields checked against it). */
+    static String pointer(NodePath path) {
         StringBuilder pointer = new StringBuilder();
         for (int i = 0; i < path.getNameCount(); i++) {
             pointer.append('/').append(path.getName(i).replace("~", "~0").replace("/", "~1"));

@@ -31,14 +31,13 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class TaskProjection {
 
-    static final String BUSINESS_TYPE = "APPLICATION";
-
-    // The business fields are copied from the application the process runs for (business key = application id).
+    // The business fields, its business type among them, are copied from the application the process runs for
+    // (business key = application id); an application of a registered type has no amount.
     private static final String UPSERT = """
             insert into task_projection (task_id, process_instance_id, task_definition_key, task_name, business_type,
                    application_id, applicant_id, application_title, amount, state, assignee, owner, delegation_state,
                    candidate_groups, created_at, ended_at, end_reason)
-            select ?, ?, ?, ?::varchar, ?, a.id, a.applicant_id, a.title, a.amount, ?, ?::varchar, ?::varchar, ?::varchar,
+            select ?, ?, ?, ?::varchar, a.business_type, a.id, a.applicant_id, a.title, a.amount, ?, ?::varchar, ?::varchar, ?::varchar,
                    string_to_array(?, ','), ?::timestamptz, ?::timestamptz, ?::varchar
               from application a where a.id = ?
             on conflict (task_id) do update set task_name = excluded.task_name, state = excluded.state,
@@ -51,7 +50,7 @@ public class TaskProjection {
 
     void save(ProjectedTask task, String businessKey) {
         int rows = update(UPSERT, task.taskId(), task.processInstanceId(), task.taskDefinitionKey(), task.taskName(),
-                BUSINESS_TYPE, task.state().name(), task.assignee(), task.owner(), task.delegationState(),
+                task.state().name(), task.assignee(), task.owner(), task.delegationState(),
                 String.join(",", task.candidateGroups()), utc(task.createdAt()), utc(task.endedAt()), task.endReason(),
                 Long.parseLong(businessKey));
         if (rows != 1) {

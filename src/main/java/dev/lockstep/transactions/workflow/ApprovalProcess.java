@@ -78,6 +78,21 @@ public class ApprovalProcess {
         return new StartedProcess(instance.getId(), definition.getId(), definition.getVersion());
     }
 
+    /**
+     * Starts a run on one deployed definition, named by its engine id rather than its key: the product, not the
+     * engine's latest deployment, decides which version new runs take. {@code routableFields} become process
+     * variables next to what every run carries (the applicant, the action fence).
+     */
+    public StartedProcess startByDefinitionId(String processDefinitionId, String businessKey, String applicantId,
+            Map<String, Object> routableFields, long actionSeq) {
+        Map<String, Object> variables = new HashMap<>(routableFields);
+        variables.put("applicantId", applicantId);
+        variables.put(ActionFence.VARIABLE, actionSeq);
+        ProcessInstance instance = runtime.startProcessInstanceById(processDefinitionId, businessKey, variables);
+        ProcessDefinition definition = repository.getProcessDefinition(instance.getProcessDefinitionId());
+        return new StartedProcess(instance.getId(), definition.getId(), definition.getVersion());
+    }
+
     public List<OpenTask> openTasks(String processInstanceId) {
         return tasks.createTaskQuery().processInstanceId(processInstanceId).orderByTaskCreateTime().asc().list()
                 .stream().flatMap(task -> describe(task.getId()).stream()).toList();

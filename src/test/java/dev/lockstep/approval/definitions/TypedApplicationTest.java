@@ -1,0 +1,254 @@
+package dev.lockstep.approval.definitions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.support.Api;
+import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.TestDatabases;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * Applications of a registered type (issue 30) over real HTTP: a payment-release type, its Camunda Modeler BPMN
+ * deployed over the API and activated by a second admin, applications driven through it, and plain SQL on both
+ * databases after each step: the application and its binding against ACT_RU_TASK / ACT_HI_PROCINST, and the todo
+ * projection's open rows against the engine's open tasks.
+ */
+@LockstepIntegrationTest
+class TypedApplicationTest {
+
+    static final String SCHEMA = """
+            {"type": "object", "required": ["amount", "currency"], "properties": {"amount": {"type": "number", "minimum": 0},
+             "currency": {"type": "string", "pattern": "^[A-Z]{3}$"}}}""";
+
+    @Autowired
+    Api api;
+    @Autowired
+    TestDatabases db;
+
+    final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void aLargePaymentRunsThroughManagerLegalAndFinanceInParallelAndFinalApprovalToApproved() {
+        String type = activeType();
+        long id = create(type, "{\"amount\": 50000, \"currency\": \"EUR\"}");
+        String process = submit(id);
+        String engineDefinition = engineDefinitionId(type, 1);
+
+        assertThat(db.business().queryForMap("select business_type, fields, definition_version, process_definition_id, asset_id"
+                + " from application where id = ?", id)).containsEntry("business_type", type).containsEntry("definition_version", 1)
+                .containsEntry("process_definition_id", engineDefinition).containsEntry("asset_id", null)
+                .containsEntry("fields", "{\"amount\":50000,\"currency\":\"EUR\"}");
+        assertThat(db.workflow().queryForObject("select proc_def_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
+                process)).isEqualTo(engineDefinition);
+        assertAgree(id, process, "APPROVING", "ACTIVE", List.of("managerApproval"));
+        Api.Response view = api.get("alice", "/api/applications/" + id);
+        assertThat(view.json().get("businessType").asString()).isEqualTo(type);
+        assertThat(view.json().get("definitionVersion").asInt()).isEqualTo(1);
+        assertThat(view.json().get("fields").get("currency").asString()).isEqualTo("EUR");
+
+        complete("bob", process, "managerApproval", "APPROVE");
+        assertAgree(id, process, "APPROVING", "ACTIVE", List.of("financeReview", "legalReview"));
+        complete("carol", process, "legalReview", "APPROVE");
+        assertAgree(id, process, "APPROVING", "ACTIVE", List.of("financeReview"));
+        complete("dave", process, "financeReview", "APPROVE");
+        assertAgree(id, process, "APPROVING", "ACTIVE", List.of("finalApproval"));
+        complete("frank", process, "finalApproval", "APPROVE");
+
+        assertAgree(id, process, "APPROVED", "APPROVED", List.of());
+        assertThat(db.business().queryForObject("select publish_status from application where id = ?", String.class, id))
+                .isEqualTo("NOT_STARTED");
+        assertThat(db.business().queryForObject("select count(*) from outbox_event where aggregate_id = ?", Integer.class,
+                Long.toString(id))).as("a type with publishes=false never writes a catalog event").isZero();
+        assertThat(db.business().queryForList("select distinct business_type from task_projection where process_instance_id = ?",
+                String.class, process)).containsExactly(type);
+    }
+
+    @Test
+    void aPaymentRejectedAtTheManagerStepIsRejectedInBothDatabases() {
+        String type = activeType();
+        long id = create(type, "{\"amount\": 50000, \"currency\": \"EUR\"}");
+        String process = submit(id);
+
+        complete("bob", process, "managerApproval", "REJECT");
+
+        assertAgree(id, process, "REJECTED", "REJECTED", List.of());
+    }
+
+    @Test
+    void fieldsTheSchemaRefusesAndUnknownTypesAre422AndStoreNothing() {
+        String type = activeType();
+        String title = "refused " + UUID.randomUUID();
+
+        Api.Response wrongType = api.post("alice", "/api/applications", body(type, title, "{\"amount\": \"lots\", \"currency\": \"EUR\"}"));
+        Api.Response missing = api.post("alice", "/api/applications", body(type, title, "{\"amount\": 10}"));
+        Api.Response unknown = api.post("alice", "/api/applications", body("NO_SUCH_TYPE", title, "{\"amount\": 10}"));
+
+        assertThat(wrongType.status()).as(wrongType.toString()).isEqualTo(422);
+        assertThat(wrongType.json().get("code").asString()).isEqualTo("FIELDS_INVALID");
+        assertThat(wrongType.json().get("pointer").asString()).isEqualTo("/amount");
+        assertThat(missing.status()).as(missing.toString()).isEqualTo(422);
+        assertThat(missing.json().get("pointer").asString()).isEqualTo("/currency");
+        assertThat(unknown.status()).as(unknown.toString()).isEqualTo(422);
+        assertThat(unknown.json().get("code").asString()).isEqualTo("UNKNOWN_BUSINESS_TYPE");
+        assertThat(db.business().queryForObject("select count(*) from application where title = ?", Integer.class, title)).isZero();
+    }
+
+    @Test
+    void submittingWithoutAnActiveVersionIs409AndChangesNothing() {
+        String type = registeredType();
+        long id = create(type, "{\"amount\": 5, \"currency\": \"EUR\"}");
+
+        Api.Response submitted = api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key());
+
+        assertThat(submitted.status()).as(submitted.toString()).isEqualTo(409);
+        assertThat(submitted.json().get("code").asString()).isEqualTo("NO_ACTIVE_DEFINITION");
+        assertThat(db.business().queryForMap("select approval_status, process_instance_id, lifecycle_no from application where id = ?",
+                id)).containsEntry("approval_status", "DRAFT").containsEntry("process_instance_id", null).containsEntry("lifecycle_no", 0);
+        assertThat(db.business().queryForObject("select count(*) from business_process_binding where business_id = ?", Integer.class,
+                Long.toString(id))).isZero();
+        assertThat(db.workflow().queryForObject("select count(*) from act_hi_procinst where business_key_ = ?", Integer.class,
+                Long.toString(id))).isZero();
+    }
+
+    @Test
+    void aRunningApplicationFinishesOnItsVersionWhileANewOneStartsOnTheNewlyActivatedVersion() {
+        String type = activeType();
+        long first = create(type, "{\"amount\": 500, \"currency\": \"EUR\"}");
+        String firstProcess = submit(first);
+        complete("bob", firstProcess, "managerApproval", "APPROVE");
+
+        deployAndActivate(type, 2);
+        long second = create(type, "{\"amount\": 500, \"currency\": \"EUR\"}");
+        String secondProcess = submit(second);
+
+        String v1 = engineDefinitionId(type, 1);
+        String v2 = engineDefinitionId(type, 2);
+        assertThat(v2).isNotEqualTo(v1);
+        assertThat(db.workflow().queryForObject("select proc_def_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
+                secondProcess)).isEqualTo(v2);
+        assertThat(db.business().queryForObject("select definition_version from application where id = ?", Integer.class, second))
+                .isEqualTo(2);
+        assertAgree(first, firstProcess, "APPROVING", "ACTIVE", List.of("finalApproval"));
+        complete("frank", firstProcess, "finalApproval", "APPROVE");
+
+        assertAgree(first, firstProcess, "APPROVED", "APPROVED", List.of());
+        assertThat(db.workflow().queryForObject("select proc_def_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
+                firstProcess)).isEqualTo(v1);
+        assertThat(db.business().queryForObject("select definition_version from application where id = ?", Integer.class, first))
+                .isEqualTo(1);
+        assertThat(api.get("alice", "/api/applications/" + second).json().get("definitionVersion").asInt()).isEqualTo(2);
+    }
+
+    /**
+     * Both databases tell the same story: the application's status and its binding's against whether the engine's
+     * process still runs, and the engine's open tasks are exactly the projection's open rows.
+     */
+    private void assertAgree(long id, String process, String approvalStatus, String bindingStatus, List<String> openSteps) {
+        assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, id))
+                .isEqualTo(approvalStatus);
+        assertThat(db.business().queryForObject("select binding_status from business_process_binding where process_instance_id = ?",
+                String.class, process)).isEqualTo(bindingStatus);
+        boolean ended = db.workflow().queryForObject("select end_time_ is not null from act_hi_procinst where proc_inst_id_ = ?",
+                Boolean.class, process);
+        assertThat(ended).isEqualTo(!"ACTIVE".equals(bindingStatus));
+        List<String> engineTasks = db.workflow().queryForList("select task_def_key_ from act_ru_task where proc_inst_id_ = ?"
+                + " order by task_def_key_", String.class, process);
+        assertThat(engineTasks).isEqualTo(openSteps);
+        List<Map<String, Object>> engineIds = db.workflow().queryForList("select id_ from act_ru_task where proc_inst_id_ = ?"
+                + " order by id_", process);
+        List<Map<String, Object>> projected = db.business().queryForList("select task_id as id_ from task_projection"
+                + " where process_instance_id = ? and state = 'OPEN' order by task_id", process);
+        assertThat(projected).isEqualTo(engineIds);
+    }
+
+    private String activeType() {
+        String type = registeredType();
+        deployAndActivate(type, 1);
+        return type;
+    }
+
+    private String registeredType() {
+        String type = "PAYMENT_RELEASE_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8).toUpperCase(Locale.ROOT);
+        Api.Response registered = api.post("erin", "/api/business-types", """
+                {"key": "%s", "name": "Payment release", "schema": %s, "routableFields": ["amount"], "publishes": false}"""
+                .formatted(type, SCHEMA));
+        assertThat(registered.status()).as(registered.toString()).isEqualTo(201);
+        return type;
+    }
+
+    /** erin uploads the modeler's file, grace (the second admin) approves it; it becomes version {@code version}. */
+    private void deployAndActivate(String type, int version) {
+        HttpResponse<String> proposed = upload("erin", type, paymentRelease());
+        assertThat(proposed.statusCode()).as(proposed.body()).isEqualTo(201);
+        Api.Response approved = api.post("grace", "/api/business-types/" + type + "/definitions/" + version + "/approve", null);
+        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
+        assertThat(db.business().queryForObject("select state from definition_version where type_key = ? and version = ?",
+                String.class, type, version)).isEqualTo("ACTIVE");
+    }
+
+    /** defcheck's Camunda Modeler export; its final step goes to the demo's directors (the file names "executives"). */
+    private static byte[] paymentRelease() {
+        try (InputStream in = TypedApplicationTest.class.getResourceAsStream("/definitions/payment-release.bpmn")) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("\"executives\"", "\"directors\"")
+                    .getBytes(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private long create(String type, String fields) {
+        Api.Response created = api.post("alice", "/api/applications", body(type, "Release payment", fields));
+        assertThat(created.status()).as(created.toString()).isEqualTo(201);
+        return created.json().get("id").asLong();
+    }
+
+    private static String body(String type, String title, String fields) {
+        return "{\"type\": \"%s\", \"title\": \"%s\", \"fields\": %s}".formatted(type, title, fields);
+    }
+
+    private String submit(long id) {
+        Api.Response submitted = api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key());
+        assertThat(submitted.status()).as(submitted.toString()).isEqualTo(200);
+        return submitted.json().get("processInstanceId").asString();
+    }
+
+    private void complete(String user, String process, String step, String decision) {
+        Api.Response response = ApiFlows.complete(api, user, ApiFlows.openTaskId(db, process, step), decision);
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+    }
+
+    private String engineDefinitionId(String type, int version) {
+        return db.business().queryForObject("select engine_definition_id from definition_version where type_key = ? and version = ?",
+                String.class, type, version);
+    }
+
+    private HttpResponse<String> upload(String user, String type, byte[] xml) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/api/business-types/" + type + "/definitions"))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(xml)).header("Content-Type", "application/xml")
+                .header("Accept", "application/json, application/problem+json")
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + Api.DEMO_PASSWORD)
+                        .getBytes(StandardCharsets.UTF_8))).build();
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
