@@ -61,14 +61,27 @@ public class SeparationOfDuties {
 
     /** Before the caller claims, decides or returns the task: the one-step rule, read from the stored decisions. */
     public void refuseSecondStep(Application application, OpenTask task, Caller caller) {
-        if (properties.oneStepPerPerson(application.getRiskLevel())) {
+        if (oneStepPerPerson(application)) {
             List<String> others = otherStepsDecidedBy(application, task, caller.id());
             if (!others.isEmpty()) {
                 throw ApiException.forbidden("DECIDED_ANOTHER_STEP", caller.id() + " already decided " + others
-                        + " of application " + application.getId() + "; on a " + application.getRiskLevel()
-                        + " application one person decides at most one step. Transfer the task to someone else.");
+                        + " of application " + application.getId() + "; on " + ruleScope(application)
+                        + " one person decides at most one step. Transfer the task to someone else.");
             }
         }
+    }
+
+    /**
+     * The one-step rule on this application: by the configured risk levels for a built-in application; always on an
+     * application of a registered type, which has no risk level, so that the stricter reading holds where none is set.
+     */
+    private boolean oneStepPerPerson(Application application) {
+        return application.isTyped() || properties.oneStepPerPerson(application.getRiskLevel());
+    }
+
+    private static String ruleScope(Application application) {
+        return application.isTyped() ? "an application of type " + application.getBusinessType()
+                : "a " + application.getRiskLevel() + " application";
     }
 
     /**
@@ -86,12 +99,12 @@ public class SeparationOfDuties {
             throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "ALREADY_A_SIGNER", userId
                     + " already holds or cast a vote of this countersign; its signers must be distinct people.");
         }
-        if (handover.decides && properties.oneStepPerPerson(application.getRiskLevel())) {
+        if (handover.decides && oneStepPerPerson(application)) {
             List<String> others = otherStepsDecidedBy(application, task, userId);
             if (!others.isEmpty()) {
                 throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "DECIDED_ANOTHER_STEP", userId + " already decided "
-                        + others + " of application " + application.getId() + "; on a " + application.getRiskLevel()
-                        + " application one person decides at most one step.");
+                        + others + " of application " + application.getId() + "; on " + ruleScope(application)
+                        + " one person decides at most one step.");
             }
         }
     }

@@ -56,9 +56,9 @@ public class RegisteredTypes {
         Map<String, Object> routable = new LinkedHashMap<>();
         for (String field : type.routableFields()) {
             JsonNode value = fields.get(field);
-            if (value != null && !value.isNull()) {
-                routable.put(field, value.isNumber() ? value.numberValue() : value.isBoolean() ? value.asBoolean() : value.asString());
-            }
+            // an absent field is still set, to null: the engine resolves a name no variable holds against its beans
+            routable.put(field, value == null || value.isNull() ? null
+                    : value.isNumber() ? value.numberValue() : value.isBoolean() ? value.asBoolean() : value.asString());
         }
         return new ActiveDefinition(active.version(), active.engineDefinitionId(), routable);
     }

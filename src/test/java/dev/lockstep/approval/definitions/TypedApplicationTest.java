@@ -89,6 +89,22 @@ class TypedApplicationTest {
     }
 
     @Test
+    void onATypedApplicationWhoDecidedOneStepIsHandedNoOtherAsItHasNoRiskLevelToRelaxTheRule() {
+        String type = activeType();
+        long id = create(type, "{\"amount\": 50000, \"currency\": \"EUR\"}");
+        String process = submit(id);
+        complete("bob", process, "managerApproval", "APPROVE");
+        String legal = ApiFlows.openTaskId(db, process, "legalReview");
+
+        Api.Response transfer = api.post("carol", "/api/tasks/" + legal + "/transfer", "{\"userId\": \"bob\"}", ApiFlows.key());
+
+        assertThat(transfer.status()).as(transfer.toString()).isEqualTo(422);
+        assertThat(transfer.json().get("code").asString()).isEqualTo("DECIDED_ANOTHER_STEP");
+        assertThat(db.workflow().queryForObject("select assignee_ from act_ru_task where id_ = ?", String.class, legal)).isNull();
+        assertThat(db.business().queryForObject("select count(*) from task_handover where task_id = ?", Integer.class, legal)).isZero();
+    }
+
+    @Test
     void fieldsTheSchemaRefusesAndUnknownTypesAre422AndStoreNothing() {
         String type = activeType();
         String title = "refused " + UUID.randomUUID();
