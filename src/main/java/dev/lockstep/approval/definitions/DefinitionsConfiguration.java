@@ -2,6 +2,7 @@ package dev.lockstep.approval.definitions;
 
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.StartupCheckFailure;
+import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.platform.security.DemoGroups;
 import dev.lockstep.transactions.workflow.definition.DefinitionRules;
 import java.util.Set;
@@ -13,30 +14,32 @@ import org.springframework.context.annotation.Configuration;
 @EnableConfigurationProperties(DefinitionsProperties.class)
 class DefinitionsConfiguration {
 
-    /** Checked at startup: a definition naming a group nobody is in would leave its tasks with no one to act on them. */
+    /**
+     * The size limit is checked at startup. The groups are not: a deployment that never uploads a definition (every
+     * one before issue 30) must start as before, so without the setting and without demo users an upload is refused,
+     * naming the setting (a definition naming a group nobody is in would leave its tasks with no one to act on them).
+     */
     @Bean
     DefinitionLimits definitionLimits(DefinitionsProperties properties, LockstepProperties lockstep) {
         if (properties.maxBytes() < 1024 || properties.maxBytes() > 16 * 1024 * 1024) {
             throw new StartupCheckFailure("lockstep.definitions.max-bytes", properties.maxBytes() + " bytes is out of range.",
                     "set a size between 1024 and 16777216 bytes (default 1048576)");
         }
-        Set<String> groups;
         if (properties.groups() != null && !properties.groups().isEmpty()) {
-            groups = Set.copyOf(properties.groups());
-        } else if (lockstep.runsEmbeddedDatabases()) {
-            groups = DemoGroups.all();
-        } else {
-            throw new StartupCheckFailure("lockstep.definitions.groups",
-                    "is not set, and with databases the operator runs there are no demo users whose groups could stand in.",
-                    "list the candidate groups an approval definition may name (the groups your users' tokens carry)");
+            return new DefinitionLimits(Set.copyOf(properties.groups()), properties.maxBytes());
         }
-        return new DefinitionLimits(groups, properties.maxBytes());
+        return new DefinitionLimits(lockstep.runsEmbeddedDatabases() ? DemoGroups.all() : Set.of(), properties.maxBytes());
     }
 
     /** What every upload is checked against, besides its type's routable fields. */
     record DefinitionLimits(Set<String> knownGroups, int maxBytes) {
 
+        /** Refused (409 DEFINITION_GROUPS_NOT_CONFIGURED) while no group is known: nothing could be checked against them. */
         DefinitionRules rulesFor(Set<String> routableFields) {
+            if (knownGroups.isEmpty()) {
+                throw ApiException.conflict("DEFINITION_GROUPS_NOT_CONFIGURED", "No candidate groups are configured, so no"
+                        + " definition can be checked: set lockstep.definitions.groups to the groups your users' tokens carry.");
+            }
             return new DefinitionRules(knownGroups, routableFields, maxBytes);
         }
     }
