@@ -66,13 +66,16 @@ class TypedApplicationTest {
         assertAgree(id, process, "APPROVING", "ACTIVE", List.of("financeReview"));
         complete("dave", process, "financeReview", "APPROVE");
         assertAgree(id, process, "APPROVING", "ACTIVE", List.of("finalApproval"));
+        // counted around the final decision: other test classes insert outbox rows with made-up aggregate ids
+        String outboxOfThisId = "select count(*) from outbox_event where aggregate_id = ?";
+        int eventsBefore = db.business().queryForObject(outboxOfThisId, Integer.class, Long.toString(id));
         complete("frank", process, "finalApproval", "APPROVE");
 
         assertAgree(id, process, "APPROVED", "APPROVED", List.of());
         assertThat(db.business().queryForObject("select publish_status from application where id = ?", String.class, id))
                 .isEqualTo("NOT_STARTED");
-        assertThat(db.business().queryForObject("select count(*) from outbox_event where aggregate_id = ?", Integer.class,
-                Long.toString(id))).as("a type with publishes=false never writes a catalog event").isZero();
+        assertThat(db.business().queryForObject(outboxOfThisId, Integer.class, Long.toString(id)))
+                .as("a type with publishes=false never writes a catalog event").isEqualTo(eventsBefore);
         assertThat(db.business().queryForList("select distinct business_type from task_projection where process_instance_id = ?",
                 String.class, process)).containsExactly(type);
     }
