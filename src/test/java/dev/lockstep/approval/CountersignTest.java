@@ -344,6 +344,33 @@ class CountersignTest extends UseCaseIntegrationTest {
         assertThat(db.preparedTransactions()).isEmpty();
     }
 
+    /** Issue 36, item 4: the two votes that together decide an ALL countersign, sent at the same moment. */
+    @Test
+    void twoLastApprovalsAtOnceGiveOneOutcomeAndOneCompletion() throws Exception {
+        long id = createCountersign("\"ALL\"", null);
+        String processInstanceId = submit(api, id);
+        Map<String, String> tasks = signerTasks(processInstanceId);
+        assertThat(complete(api, "bob", tasks.get("bob"), "APPROVE").status()).isEqualTo(200);
+        String outboxOfThisId = "select count(*) from outbox_event where aggregate_id = ?";
+        int eventsBefore = db.business().queryForObject(outboxOfThisId, Integer.class, Long.toString(id));
+
+        List<Api.Response> responses = ApiFlows.race(() -> complete(api, "carol", tasks.get("carol"), "APPROVE"),
+                () -> complete(api, "dave", tasks.get("dave"), "APPROVE"));
+
+        assertThat(responses).as("both votes count: ALL needs each of them").extracting(Api.Response::status).containsExactly(200, 200);
+        assertThat(status(id)).isEqualTo("APPROVED");
+        assertThat(db.business().queryForList("select approver_id from approval_record where application_id = ?", String.class, id))
+                .containsExactlyInAnyOrder("bob", "carol", "dave");
+        assertThat(db.business().queryForObject("select binding_status from business_process_binding where process_instance_id = ?",
+                String.class, processInstanceId)).isEqualTo("APPROVED");
+        assertThat(db.workflow().queryForObject("select count(*) from act_hi_actinst where proc_inst_id_ = ? and act_type_ = 'endEvent'",
+                Integer.class, processInstanceId)).as("the run ended once").isEqualTo(1);
+        assertThat(db.business().queryForObject(outboxOfThisId, Integer.class, Long.toString(id)))
+                .as("one publication event for the one approval").isEqualTo(eventsBefore + 1);
+        assertNoExecutionsLeft(processInstanceId);
+        assertThat(db.preparedTransactions()).isEmpty();
+    }
+
     @Test
     void aCountersignNeedsARatioExactlyForTheRatioPolicy() {
         Api.Response missing = api.post("alice", "/api/applications", body("\"RATIO\"", null));
