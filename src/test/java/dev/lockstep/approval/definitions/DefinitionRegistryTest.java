@@ -5,18 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Business types and four-eyes activation of their definitions over real HTTP (issue 30), with plain SQL on both
@@ -56,9 +50,6 @@ class DefinitionRegistryTest {
     @Autowired
     TestDatabases db;
 
-    final HttpClient http = HttpClient.newHttpClient();
-    final JsonMapper json = JsonMapper.builder().build();
-
     @Test
     void anAdminRegistersABusinessTypeAndItIsStoredAsRegistered() {
         String key = newKey();
@@ -83,10 +74,10 @@ class DefinitionRegistryTest {
                 + " where type_key = 'APPLICATION'")).containsEntry("built_in", true).containsEntry("publishes", true)
                 .containsEntry("routable_fields", "[\"sensitive\",\"riskLevel\"]");
 
-        HttpResponse<String> upload = upload("erin", "APPLICATION", ONE_STEP.getBytes(StandardCharsets.UTF_8));
+        Api.Response upload = upload("erin", "APPLICATION", ONE_STEP.getBytes(StandardCharsets.UTF_8));
 
-        assertThat(upload.statusCode()).as(upload.body()).isEqualTo(409);
-        assertThat(code(upload.body())).isEqualTo("BUILT_IN_TYPE");
+        assertThat(upload.status()).as(upload.toString()).isEqualTo(409);
+        assertThat(upload.json().get("code").asString()).isEqualTo("BUILT_IN_TYPE");
         assertThat(versionRows("APPLICATION")).isZero();
     }
 
@@ -121,12 +112,12 @@ class DefinitionRegistryTest {
     void aRefusedDefinitionAnswersItsProblemsAndStoresNothing() {
         String key = registered();
 
-        HttpResponse<String> refused = upload("erin", key, "<definitions><process id=\"p\"><scriptTask id=\"s\"/></process></definitions>"
+        Api.Response refused = upload("erin", key, "<definitions><process id=\"p\"><scriptTask id=\"s\"/></process></definitions>"
                 .getBytes(StandardCharsets.UTF_8));
 
-        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(422);
-        assertThat(refused.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
-        JsonNode problem = json.readTree(refused.body());
+        assertThat(refused.status()).as(refused.toString()).isEqualTo(422);
+        assertThat(refused.contentType()).startsWith("application/problem+json");
+        JsonNode problem = refused.json();
         assertThat(problem.get("code").asString()).isEqualTo("DEFINITION_INVALID");
         assertThat(problem.get("problems").isArray()).isTrue();
         assertThat(problem.get("problems").get(0).has("code")).isTrue();
@@ -141,11 +132,11 @@ class DefinitionRegistryTest {
         byte[] huge = ("<definitions>" + "<!-- padding -->".repeat(5 * 1024 * 1024 / 16) + "</definitions>")
                 .getBytes(StandardCharsets.UTF_8);
 
-        HttpResponse<String> tooLarge = upload("erin", key, huge);
+        Api.Response tooLarge = upload("erin", key, huge);
 
-        assertThat(tooLarge.statusCode()).as(tooLarge.body()).isEqualTo(413);
-        assertThat(tooLarge.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
-        assertThat(code(tooLarge.body())).isEqualTo("DEFINITION_TOO_LARGE");
+        assertThat(tooLarge.status()).as(tooLarge.toString()).isEqualTo(413);
+        assertThat(tooLarge.contentType()).startsWith("application/problem+json");
+        assertThat(tooLarge.json().get("code").asString()).isEqualTo("DEFINITION_TOO_LARGE");
         assertThat(versionRows(key)).isZero();
     }
 
@@ -179,9 +170,9 @@ class DefinitionRegistryTest {
     void aSecondAdminActivatesVersionsAndReactivatesARetiredOne() {
         String key = registered();
 
-        HttpResponse<String> proposed = upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8));
-        assertThat(proposed.statusCode()).as(proposed.body()).isEqualTo(201);
-        assertThat(proposed.headers().firstValue("Location").orElse("")).isEqualTo("/api/business-types/" + key + "/definitions/1");
+        Api.Response proposed = upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8));
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        assertThat(proposed.header("Location")).isEqualTo("/api/business-types/" + key + "/definitions/1");
         assertThat(state(key, 1)).isEqualTo("PROPOSED");
         assertThat(auditEntries("DEFINITION_PROPOSED", key + " v1")).isEqualTo(1);
 
@@ -195,7 +186,7 @@ class DefinitionRegistryTest {
         assertThat(db.business().queryForMap("select proposed_by, decided_by from definition_version where type_key = ? and version = 1",
                 key)).containsEntry("proposed_by", "erin").containsEntry("decided_by", "grace");
 
-        assertThat(upload("grace", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).statusCode()).isEqualTo(201);
+        assertThat(upload("grace", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
         assertThat(api.post("erin", "/api/business-types/" + key + "/definitions/2/approve", null).status()).isEqualTo(200);
         assertThat(state(key, 1)).isEqualTo("RETIRED");
         assertThat(state(key, 2)).isEqualTo("ACTIVE");
@@ -256,24 +247,8 @@ class DefinitionRegistryTest {
                 .formatted(key, schema, routable));
     }
 
-    private HttpResponse<String> upload(String user, String key, byte[] xml) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/api/business-types/" + key + "/definitions"))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(xml)).header("Content-Type", "application/xml")
-                .header("Accept", "application/json, application/problem+json")
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + Api.DEMO_PASSWORD)
-                        .getBytes(StandardCharsets.UTF_8))).build();
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private String code(String problem) {
-        return json.readTree(problem).get("code").asString();
+    private Api.Response upload(String user, String key, byte[] xml) {
+        return api.postDocument(user, "/api/business-types/" + key + "/definitions", "application/xml", xml);
     }
 
     private int versionRows(String key) {

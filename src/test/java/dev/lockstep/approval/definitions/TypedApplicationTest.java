@@ -8,12 +8,7 @@ import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -38,8 +33,6 @@ class TypedApplicationTest {
     Api api;
     @Autowired
     TestDatabases db;
-
-    final HttpClient http = HttpClient.newHttpClient();
 
     @Test
     void aLargePaymentRunsThroughManagerLegalAndFinanceInParallelAndFinalApprovalToApproved() {
@@ -211,8 +204,8 @@ class TypedApplicationTest {
 
     /** erin uploads the modeler's file, grace (the second admin) approves it; it becomes version {@code version}. */
     private void deployAndActivate(String type, int version) {
-        HttpResponse<String> proposed = upload("erin", type, paymentRelease());
-        assertThat(proposed.statusCode()).as(proposed.body()).isEqualTo(201);
+        Api.Response proposed = upload("erin", type, paymentRelease());
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
         Api.Response approved = api.post("grace", "/api/business-types/" + type + "/definitions/" + version + "/approve", null);
         assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
         assertThat(db.business().queryForObject("select state from definition_version where type_key = ? and version = ?",
@@ -255,19 +248,7 @@ class TypedApplicationTest {
                 String.class, type, version);
     }
 
-    private HttpResponse<String> upload(String user, String type, byte[] xml) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/api/business-types/" + type + "/definitions"))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(xml)).header("Content-Type", "application/xml")
-                .header("Accept", "application/json, application/problem+json")
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + Api.DEMO_PASSWORD)
-                        .getBytes(StandardCharsets.UTF_8))).build();
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+    private Api.Response upload(String user, String type, byte[] xml) {
+        return api.postDocument(user, "/api/business-types/" + type + "/definitions", "application/xml", xml);
     }
 }
