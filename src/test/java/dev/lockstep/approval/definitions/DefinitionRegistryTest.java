@@ -214,6 +214,34 @@ class DefinitionRegistryTest {
         assertThat(bpmn.body()).contains("type_" + key);
     }
 
+    @Test
+    void aSecondAdminRejectsAProposalWhichIsNeverDeployedAndCannotBeDecidedAgain() {
+        String key = registered();
+        assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+
+        Api.Response own = api.post("erin", decision(key, 1, "reject"), null);
+        Api.Response rejected = api.post("grace", decision(key, 1, "reject"), null);
+        Api.Response approveAfter = api.post("grace", decision(key, 1, "approve"), null);
+        Api.Response rejectAfter = api.post("grace", decision(key, 1, "reject"), null);
+
+        assertThat(own.status()).as(own.toString()).isEqualTo(403);
+        assertThat(own.json().get("code").asString()).isEqualTo("FOUR_EYES_REQUIRED");
+        assertThat(rejected.status()).as(rejected.toString()).isEqualTo(200);
+        assertThat(rejected.json().get("state").asString()).isEqualTo("REJECTED");
+        for (Api.Response late : new Api.Response[] {approveAfter, rejectAfter}) {
+            assertThat(late.status()).as(late.toString()).isEqualTo(409);
+            assertThat(late.json().get("code").asString()).isEqualTo("NO_OPEN_PROPOSAL");
+        }
+        assertThat(db.business().queryForMap("select state, engine_definition_id, decided_by from definition_version"
+                + " where type_key = ? and version = 1", key)).containsEntry("state", "REJECTED")
+                .containsEntry("engine_definition_id", null).containsEntry("decided_by", "grace");
+        assertThat(db.business().queryForList("select state || '>' || decided_by from definition_change where type_key = ?",
+                String.class, key)).containsExactly("REJECTED>grace");
+        assertThat(engineDefinitions(key)).isZero();
+        assertThat(auditEntries("DEFINITION_REJECTED", key + " v1")).isEqualTo(1);
+        assertThat(auditEntries("DEFINITION_ACTIVATED", key + " v1")).isZero();
+    }
+
     private String registered() {
         String key = newKey();
         Api.Response registered = register("erin", key, SCHEMA, "[\"amount\"]");
@@ -249,6 +277,14 @@ class DefinitionRegistryTest {
 
     private Api.Response upload(String user, String key, byte[] xml) {
         return api.postDocument(user, "/api/business-types/" + key + "/definitions", "application/xml", xml);
+    }
+
+    private static String decision(String key, int version, String decision) {
+        return "/api/business-types/" + key + "/definitions/" + version + "/" + decision;
+    }
+
+    private int engineDefinitions(String key) {
+        return db.workflow().queryForObject("select count(*) from act_re_procdef where key_ = ?", Integer.class, "type_" + key);
     }
 
     private int versionRows(String key) {
