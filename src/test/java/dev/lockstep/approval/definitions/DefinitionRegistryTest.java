@@ -242,6 +242,29 @@ class DefinitionRegistryTest {
         assertThat(auditEntries("DEFINITION_ACTIVATED", key + " v1")).isZero();
     }
 
+    @Test
+    void anApprovalRepeatedUnderItsIdempotencyKeyActivatesOnceAndAnswersTheSame() {
+        String key = registered();
+        assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+        String idempotencyKey = UUID.randomUUID().toString();
+
+        Api.Response first = api.post("grace", decision(key, 1, "approve"), null, idempotencyKey);
+        Api.Response replay = api.post("grace", decision(key, 1, "approve"), null, idempotencyKey);
+        Api.Response otherRequest = api.post("grace", decision(key, 1, "reject"), null, idempotencyKey);
+
+        assertThat(first.status()).as(first.toString()).isEqualTo(200);
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(200);
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(otherRequest.status()).as(otherRequest.toString()).isEqualTo(422);
+        assertThat(otherRequest.json().get("code").asString()).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+        assertThat(state(key, 1)).isEqualTo("ACTIVE");
+        assertThat(engineDefinitions(key)).isEqualTo(1);
+        assertThat(auditEntries("DEFINITION_ACTIVATED", key + " v1")).isEqualTo(1);
+        assertThat(db.business().queryForObject("select count(*) from workflow_command where request_id = ?", Integer.class,
+                idempotencyKey)).isEqualTo(1);
+    }
+
     private String registered() {
         String key = newKey();
         Api.Response registered = register("erin", key, SCHEMA, "[\"amount\"]");
