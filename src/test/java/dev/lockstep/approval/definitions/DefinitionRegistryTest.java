@@ -1,15 +1,28 @@
 package dev.lockstep.approval.definitions;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import dev.lockstep.transactions.workflow.DeployedDefinitions;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -49,6 +62,10 @@ class DefinitionRegistryTest {
     Api api;
     @Autowired
     TestDatabases db;
+    @Autowired
+    PlatformTransactionManager jta;
+    @Autowired
+    DeployedDefinitions engine;
 
     @Test
     void anAdminRegistersABusinessTypeAndItIsStoredAsRegistered() {
@@ -265,6 +282,91 @@ class DefinitionRegistryTest {
                 idempotencyKey)).isEqualTo(1);
     }
 
+    @Test
+    void twoApprovalsOfOneProposalAtTheSameMomentActivateItOnceAndTheOtherIsAClear409() throws Exception {
+        String key = registered();
+        assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+
+        List<Api.Response> answers = atTheSameMoment(() -> api.post("grace", decision(key, 1, "approve"), null),
+                () -> api.post("grace", decision(key, 1, "approve"), null));
+
+        assertThat(answers).extracting(Api.Response::status).as(answers.toString()).containsExactlyInAnyOrder(200, 409);
+        assertThat(answers).filteredOn(answer -> answer.status() == 409).first()
+                .satisfies(loser -> assertThat(loser.json().get("code").asString()).isEqualTo("NO_OPEN_PROPOSAL"));
+        assertThat(state(key, 1)).isEqualTo("ACTIVE");
+        assertThat(engineDefinitions(key)).isEqualTo(1);
+        assertThat(auditEntries("DEFINITION_ACTIVATED", key + " v1")).isEqualTo(1);
+    }
+
+    /**
+     * Each round approves two versions of one type at the same moment: they queue on the type's row, both
+     * activate, the later one stays ACTIVE. Probes the engine's version numbering too (see the next test).
+     */
+    @Test
+    void twoVersionsOfOneTypeApprovedAtTheSameMomentLeaveExactlyOneActiveAndNoServerError() throws Exception {
+        for (int round = 0; round < 6; round++) {
+            String key = registered();
+            assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+            assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+
+            List<Api.Response> answers = atTheSameMoment(() -> api.post("grace", decision(key, 1, "approve"), null),
+                    () -> api.post("grace", decision(key, 2, "approve"), null));
+
+            for (Api.Response answer : answers) {
+                assertThat(answer.status()).as(answer.toString()).isIn(200, 409);
+                if (answer.status() == 409) {
+                    assertThat(answer.json().get("code").asString()).isEqualTo("ACTIVATION_CONFLICT");
+                }
+            }
+            int activated = (int) answers.stream().filter(answer -> answer.status() == 200).count();
+            assertThat(db.business().queryForObject("select count(*) from definition_version where type_key = ? and state = 'ACTIVE'",
+                    Integer.class, key)).isEqualTo(1);
+            assertThat(engineDefinitions(key)).isEqualTo(activated);
+            assertThat(db.workflow().queryForObject("select count(distinct version_) from act_re_procdef where key_ = ?",
+                    Integer.class, "type_" + key)).isEqualTo(activated);
+        }
+    }
+
+    /**
+     * The race the previous test probes, made certain. Activations of one type queue on its business row, but that
+     * lock goes with the business branch's commit, before the engine branch commits; the next activation then numbers
+     * its engine version from what the engine has committed and collides on ACT_UNIQ_PROCDEF (key, version, tenant).
+     * Here another deployment of the key stays uncommitted while the approval deploys.
+     */
+    @Test
+    void anActivationCollidingWithAnUncommittedDeploymentOfItsKeyIsARetryable409AndChangesNothing() throws Exception {
+        String key = registered();
+        assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+        byte[] deployable = db.business().queryForObject("select deployable_xml from definition_version where type_key = ? and version = 1",
+                String.class, key).getBytes(StandardCharsets.UTF_8);
+        ExecutorService client = Executors.newSingleThreadExecutor();
+        try {
+            Future<Api.Response> approval = new TransactionTemplate(jta).execute(status -> {
+                engine.deploy("type_" + key, key + " committing elsewhere", deployable);
+                Future<Api.Response> waiting = client.submit(() -> api.post("grace", decision(key, 1, "approve"), null));
+                awaitEngineInsertWaitingForLock();
+                return waiting;
+            });
+            Api.Response collided = approval.get(60, TimeUnit.SECONDS);
+
+            assertThat(collided.status()).as(collided.toString()).isEqualTo(409);
+            assertThat(collided.json().get("code").asString()).isEqualTo("ACTIVATION_CONFLICT");
+            assertThat(collided.header("Retry-After")).isNotNull();
+        } finally {
+            client.shutdownNow();
+        }
+        assertThat(state(key, 1)).isEqualTo("PROPOSED");
+        assertThat(db.business().queryForObject("select state from definition_change where type_key = ? and version = 1", String.class,
+                key)).isEqualTo("PROPOSED");
+        assertThat(auditEntries("DEFINITION_ACTIVATED", key + " v1")).isZero();
+        assertThat(engineDefinitions(key)).isEqualTo(1);
+
+        Api.Response retried = api.post("grace", decision(key, 1, "approve"), null);
+        assertThat(retried.status()).as(retried.toString()).isEqualTo(200);
+        assertThat(db.workflow().queryForObject("select version_ from act_re_procdef where id_ = ?", Integer.class,
+                engineDefinitionId(key, 1))).isEqualTo(2);
+    }
+
     private String registered() {
         String key = newKey();
         Api.Response registered = register("erin", key, SCHEMA, "[\"amount\"]");
@@ -304,6 +406,34 @@ class DefinitionRegistryTest {
 
     private static String decision(String key, int version, String decision) {
         return "/api/business-types/" + key + "/definitions/" + version + "/" + decision;
+    }
+
+    /** Sends both requests at once from two threads, answers in the order given. */
+    @SafeVarargs
+    private static List<Api.Response> atTheSameMoment(Callable<Api.Response>... requests) throws Exception {
+        ExecutorService clients = Executors.newFixedThreadPool(requests.length);
+        try {
+            CyclicBarrier start = new CyclicBarrier(requests.length);
+            List<Future<Api.Response>> answers = new ArrayList<>();
+            for (Callable<Api.Response> request : requests) {
+                answers.add(clients.submit(() -> {
+                    start.await();
+                    return request.call();
+                }));
+            }
+            List<Api.Response> done = new ArrayList<>();
+            for (Future<Api.Response> answer : answers) {
+                done.add(answer.get(60, TimeUnit.SECONDS));
+            }
+            return done;
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
+    private void awaitEngineInsertWaitingForLock() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> db.workflow().queryForObject("select count(*) from pg_stat_activity"
+                + " where wait_event_type = 'Lock' and query ilike '%insert into act_re_procdef%'", Integer.class) > 0);
     }
 
     private int engineDefinitions(String key) {
