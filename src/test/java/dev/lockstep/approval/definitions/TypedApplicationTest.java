@@ -166,6 +166,43 @@ class TypedApplicationTest {
     }
 
     /**
+     * v1 is re-activated after v2 (proposed by erin, approved by grace): the engine's latest definition of the key is
+     * still v2's, so only a start by v1's engine definition id puts the new application on v1. The two flows differ in
+     * their first step (managerApproval for managers, teamLeadApproval for directors), so the open task tells them apart.
+     */
+    @Test
+    void aReactivatedVersionTakesNewApplicationsAlthoughTheEngineHoldsALaterVersionOfItsKey() {
+        String type = activeType();
+        Api.Response proposed = upload("erin", type, DefinitionRegistryTest.ONE_STEP.replace("managerApproval", "teamLeadApproval")
+                .replace("\"managers\"", "\"directors\"").getBytes(StandardCharsets.UTF_8));
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        assertThat(api.post("grace", "/api/business-types/" + type + "/definitions/2/approve", null).status()).isEqualTo(200);
+        String onV2 = submit(create(type, "{\"amount\": 5, \"currency\": \"EUR\"}"));
+        assertThat(ApiFlows.openTaskId(db, onV2, "teamLeadApproval")).isNotNull();
+
+        Api.Response reproposed = api.post("erin", "/api/business-types/" + type + "/definitions/1/activation", null);
+        assertThat(reproposed.status()).as(reproposed.toString()).isEqualTo(200);
+        Api.Response reactivated = api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null);
+        assertThat(reactivated.status()).as(reactivated.toString()).isEqualTo(200);
+        long id = create(type, "{\"amount\": 5, \"currency\": \"EUR\"}");
+        String process = submit(id);
+
+        String v1 = engineDefinitionId(type, 1);
+        assertThat(db.business().queryForList("select state from definition_version where type_key = ? order by version",
+                String.class, type)).containsExactly("ACTIVE", "RETIRED");
+        assertThat(db.workflow().queryForObject("select id_ from act_re_procdef where key_ = ? and version_ ="
+                + " (select max(version_) from act_re_procdef where key_ = ?)", String.class, "type_" + type, "type_" + type))
+                .isEqualTo(engineDefinitionId(type, 2));
+        assertThat(db.workflow().queryForObject("select proc_def_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
+                process)).isEqualTo(v1);
+        assertThat(db.workflow().queryForObject("select proc_def_id_ from act_ru_execution where id_ = ?", String.class, process))
+                .isEqualTo(v1);
+        assertThat(db.business().queryForMap("select definition_version, process_definition_id from application where id = ?", id))
+                .containsEntry("definition_version", 1).containsEntry("process_definition_id", v1);
+        assertAgree(id, process, "APPROVING", "ACTIVE", List.of("managerApproval"));
+    }
+
+    /**
      * Both databases tell the same story: the application's status and its binding's against whether the engine's
      * process still runs, and the engine's open tasks are exactly the projection's open rows.
      */
