@@ -21,6 +21,7 @@ public class Api {
 
     public static final String DEMO_PASSWORD = "lockstep";
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final String JSON_OR_PROBLEM = "application/json, application/problem+json";
 
     private final HttpClient http = HttpClient.newHttpClient();
     private final Environment environment;
@@ -46,11 +47,22 @@ public class Api {
         return send(user, "GET", path, null, null, accept);
     }
 
+    /** A POST of a body in another media type, e.g. a BPMN document as {@code application/xml}. */
+    public Response postDocument(String user, String path, String contentType, byte[] body) {
+        Map<String, String> headers = headers(user, null, JSON_OR_PROBLEM);
+        headers.put("Content-Type", contentType);
+        return send("POST", path, HttpRequest.BodyPublishers.ofByteArray(body), headers);
+    }
+
     public Response send(String user, String method, String path, String jsonBody, String idempotencyKey) {
-        return send(user, method, path, jsonBody, idempotencyKey, "application/json, application/problem+json");
+        return send(user, method, path, jsonBody, idempotencyKey, JSON_OR_PROBLEM);
     }
 
     private Response send(String user, String method, String path, String jsonBody, String idempotencyKey, String accept) {
+        return send(method, path, jsonBody, headers(user, idempotencyKey, accept));
+    }
+
+    private static Map<String, String> headers(String user, String idempotencyKey, String accept) {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Accept", accept);
         if (user != null) {
@@ -60,17 +72,21 @@ public class Api {
         if (idempotencyKey != null) {
             headers.put("Idempotency-Key", idempotencyKey);
         }
-        return send(method, path, jsonBody, headers);
+        return headers;
     }
 
     /** A request with exactly these headers (and Content-Type for a body): e.g. a bearer token instead of a user. */
     public Response send(String method, String path, String jsonBody, Map<String, String> headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
-                .method(method, jsonBody == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(jsonBody, StandardCharsets.UTF_8));
+        Map<String, String> all = new LinkedHashMap<>(headers);
         if (jsonBody != null) {
-            request.header("Content-Type", "application/json");
+            all.putIfAbsent("Content-Type", "application/json");
         }
+        return send(method, path, jsonBody == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(jsonBody, StandardCharsets.UTF_8), all);
+    }
+
+    private Response send(String method, String path, HttpRequest.BodyPublisher body, Map<String, String> headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path)).method(method, body);
         headers.forEach(request::header);
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());

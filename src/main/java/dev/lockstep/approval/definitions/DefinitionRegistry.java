@@ -216,6 +216,16 @@ class DefinitionRegistry {
                 version).stream().findFirst());
     }
 
+    /** The ACTIVE version of {@code key}: one row, and no engine query, as every typed submission asks for it. */
+    Optional<ActiveVersion> active(String key) {
+        return reads.execute(status -> jdbc.query("select version, engine_definition_id from definition_version"
+                + " where type_key = ? and state = 'ACTIVE'", (rs, n) -> new ActiveVersion(rs.getInt("version"),
+                rs.getString("engine_definition_id")), key).stream().findFirst());
+    }
+
+    record ActiveVersion(int version, String engineDefinitionId) {
+    }
+
     Optional<String> deployableXml(String key, int version) {
         return reads.execute(status -> jdbc.queryForList("select deployable_xml from definition_version where type_key = ? and version = ?",
                 String.class, key, version).stream().findFirst());

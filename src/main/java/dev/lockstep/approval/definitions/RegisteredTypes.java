@@ -50,8 +50,8 @@ public class RegisteredTypes {
     /** The ACTIVE version of {@code typeKey}, or 409 NO_ACTIVE_DEFINITION: its runs start on no other. */
     public ActiveDefinition active(String typeKey, JsonNode fields) {
         BusinessTypeView type = type(typeKey);
-        DefinitionVersionView active = registry.versions(typeKey).stream().filter(v -> "ACTIVE".equals(v.state())).findFirst()
-                .orElseThrow(() -> ApiException.conflict("NO_ACTIVE_DEFINITION", "Business type " + typeKey
+        DefinitionRegistry.ActiveVersion active = registry.active(typeKey).orElseThrow(() -> ApiException.conflict(
+                "NO_ACTIVE_DEFINITION", "Business type " + typeKey
                         + " has no ACTIVE definition version; an administrator must deploy one and another approve it."));
         Map<String, Object> routable = new LinkedHashMap<>();
         for (String field : type.routableFields()) {

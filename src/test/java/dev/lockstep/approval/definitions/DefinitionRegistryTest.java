@@ -1,22 +1,34 @@
 package dev.lockstep.approval.definitions;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import dev.lockstep.transactions.workflow.DeployedDefinitions;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Business types and four-eyes activation of their definitions over real HTTP (issue 30), with plain SQL on both
@@ -55,9 +67,10 @@ class DefinitionRegistryTest {
     Api api;
     @Autowired
     TestDatabases db;
-
-    final HttpClient http = HttpClient.newHttpClient();
-    final JsonMapper json = JsonMapper.builder().build();
+    @Autowired
+    PlatformTransactionManager jta;
+    @Autowired
+    DeployedDefinitions engine;
 
     @Test
     void anAdminRegistersABusinessTypeAndItIsStoredAsRegistered() {
@@ -83,10 +96,10 @@ class DefinitionRegistryTest {
                 + " where type_key = 'APPLICATION'")).containsEntry("built_in", true).containsEntry("publishes", true)
                 .containsEntry("routable_fields", "[\"sensitive\",\"riskLevel\"]");
 
-        HttpResponse<String> upload = upload("erin", "APPLICATION", ONE_STEP.getBytes(StandardCharsets.UTF_8));
+        Api.Response upload = upload("erin", "APPLICATION", ONE_STEP.getBytes(StandardCharsets.UTF_8));
 
-        assertThat(upload.statusCode()).as(upload.body()).isEqualTo(409);
-        assertThat(code(upload.body())).isEqualTo("BUILT_IN_TYPE");
+        assertThat(upload.status()).as(upload.toString()).isEqualTo(409);
+        assertThat(upload.json().get("code").asString()).isEqualTo("BUILT_IN_TYPE");
         assertThat(versionRows("APPLICATION")).isZero();
     }
 
@@ -121,12 +134,12 @@ class DefinitionRegistryTest {
     void aRefusedDefinitionAnswersItsProblemsAndStoresNothing() {
         String key = registered();
 
-        HttpResponse<String> refused = upload("erin", key, "<definitions><process id=\"p\"><scriptTask id=\"s\"/></process></definitions>"
+        Api.Response refused = upload("erin", key, "<definitions><process id=\"p\"><scriptTask id=\"s\"/></process></definitions>"
                 .getBytes(StandardCharsets.UTF_8));
 
-        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(422);
-        assertThat(refused.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
-        JsonNode problem = json.readTree(refused.body());
+        assertThat(refused.status()).as(refused.toString()).isEqualTo(422);
+        assertThat(refused.contentType()).startsWith("application/problem+json");
+        JsonNode problem = refused.json();
         assertThat(problem.get("code").asString()).isEqualTo("DEFINITION_INVALID");
         assertThat(problem.get("problems").isArray()).isTrue();
         assertThat(problem.get("problems").get(0).has("code")).isTrue();
@@ -135,17 +148,55 @@ class DefinitionRegistryTest {
         assertThat(db.business().queryForObject("select count(*) from definition_change where type_key = ?", Integer.class, key)).isZero();
     }
 
+    /**
+     * The controller reads the oversized body to its end and drops it before answering, so the client, still sending,
+     * receives the 413 instead of a connection reset mid-body; Tomcat closes the connection after a 413, and the same
+     * client's next request goes out on a new one.
+     */
     @Test
-    void aFiveMegabyteUploadIs413AndStoresNothing() {
+    void aFiveMegabyteUploadIsAnswered413AndStoresNothingAndTheClientGoesOn() {
         String key = registered();
         byte[] huge = ("<definitions>" + "<!-- padding -->".repeat(5 * 1024 * 1024 / 16) + "</definitions>")
                 .getBytes(StandardCharsets.UTF_8);
 
-        HttpResponse<String> tooLarge = upload("erin", key, huge);
+        Api.Response tooLarge = upload("erin", key, huge);
 
-        assertThat(tooLarge.statusCode()).as(tooLarge.body()).isEqualTo(413);
-        assertThat(tooLarge.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
-        assertThat(code(tooLarge.body())).isEqualTo("DEFINITION_TOO_LARGE");
+        assertThat(tooLarge.status()).as(tooLarge.toString()).isEqualTo(413);
+        assertThat(tooLarge.contentType()).startsWith("application/problem+json");
+        assertThat(tooLarge.json().get("code").asString()).isEqualTo("DEFINITION_TOO_LARGE");
+        assertThat(versionRows(key)).isZero();
+        Api.Response next = upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8));
+        assertThat(next.status()).as(next.toString()).isEqualTo(201);
+        assertThat(versionRows(key)).isEqualTo(1);
+    }
+
+    /**
+     * A client that sends its whole body before it reads (as curl does with a file) receives the 413 only because
+     * the controller reads the rest of the body: a server that stopped reading would leave it blocked in its send
+     * until the connection is reset, the answer unread. Tomcat closes the connection after a 413.
+     */
+    @Test
+    void aClientThatSendsATwentyMegabyteBodyBeforeReadingReceivesThe413() throws Exception {
+        String key = registered();
+        URI server = URI.create(api.baseUrl());
+        byte[] megabyte = new byte[1024 * 1024];
+        Arrays.fill(megabyte, (byte) ' ');
+        String answer;
+        try (Socket socket = new Socket(server.getHost(), server.getPort())) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /api/business-types/" + key + "/definitions HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Content-Type: application/xml\r\nAccept: application/json, application/problem+json\r\nContent-Length: " + 20 * megabyte.length
+                    + "\r\nAuthorization: Basic " + Base64.getEncoder().encodeToString(("erin:" + Api.DEMO_PASSWORD)
+                    .getBytes(StandardCharsets.UTF_8)) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            for (int i = 0; i < 20; i++) {
+                out.write(megabyte);
+            }
+            out.flush();
+            answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+
+        assertThat(answer).startsWith("HTTP/1.1 413").contains("application/problem+json").contains("DEFINITION_TOO_LARGE");
         assertThat(versionRows(key)).isZero();
     }
 
@@ -179,9 +230,9 @@ class DefinitionRegistryTest {
     void aSecondAdminActivatesVersionsAndReactivatesARetiredOne() {
         String key = registered();
 
-        HttpResponse<String> proposed = upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8));
-        assertThat(proposed.statusCode()).as(proposed.body()).isEqualTo(201);
-        assertThat(proposed.headers().firstValue("Location").orElse("")).isEqualTo("/api/business-types/" + key + "/definitions/1");
+        Api.Response proposed = upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8));
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        assertThat(proposed.header("Location")).isEqualTo("/api/business-types/" + key + "/definitions/1");
         assertThat(state(key, 1)).isEqualTo("PROPOSED");
         assertThat(auditEntries("DEFINITION_PROPOSED", key + " v1")).isEqualTo(1);
 
@@ -195,7 +246,7 @@ class DefinitionRegistryTest {
         assertThat(db.business().queryForMap("select proposed_by, decided_by from definition_version where type_key = ? and version = 1",
                 key)).containsEntry("proposed_by", "erin").containsEntry("decided_by", "grace");
 
-        assertThat(upload("grace", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).statusCode()).isEqualTo(201);
+        assertThat(upload("grace", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
         assertThat(api.post("erin", "/api/business-types/" + key + "/definitions/2/approve", null).status()).isEqualTo(200);
         assertThat(state(key, 1)).isEqualTo("RETIRED");
         assertThat(state(key, 2)).isEqualTo("ACTIVE");
@@ -221,6 +272,142 @@ class DefinitionRegistryTest {
         Api.Response bpmn = api.get("audrey", "/api/business-types/" + key + "/definitions/1/bpmn", "application/xml");
         assertThat(bpmn.status()).isEqualTo(200);
         assertThat(bpmn.body()).contains("type_" + key);
+    }
+
+    @Test
+    void aSecondAdminRejectsAProposalWhichIsNeverDeployedAndCannotBeDecidedAgain() {
+        String key = registered();
+        assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+
+        Api.Response own = api.post("erin", decision(key, 1, "reject"), null);
+        Api.Response rejected = api.post("grace", decision(key, 1, "reject"), null);
+        Api.Response approveAfter = api.post("grace", decision(key, 1, "approve"), null);
+        Api.Response rejectAfter = api.post("grace", decision(key, 1, "reject"), null);
+
+        assertThat(own.status()).as(own.toString()).isEqualTo(403);
+        assertThat(own.json().get("code").asString()).isEqualTo("FOUR_EYES_REQUIRED");
+        assertThat(rejected.status()).as(rejected.toString()).isEqualTo(200);
+        assertThat(rejected.json().get("state").asString()).isEqualTo("REJECTED");
+        for (Api.Response late : new Api.Response[] {approveAfter, rejectAfter}) {
+            assertThat(late.status()).as(late.toString()).isEqualTo(409);
+            assertThat(late.json().get("code").asString()).isEqualTo("NO_OPEN_PROPOSAL");
+        }
+        assertThat(db.business().queryForMap("select state, engine_definition_id, decided_by from definition_version"
+                + " where type_key = ? and version = 1", key)).containsEntry("state", "REJECTED")
+                .containsEntry("engine_definition_id", null).containsEntry("decided_by", "grace");
+        assertThat(db.business().queryForList("select state || '>' || decided_by from definition_change where type_key = ?",
+                String.class, key)).containsExactly("REJECTED>grace");
+        assertThat(engineDefinitions(key)).isZero();
+        assertThat(auditEntries("DEFINITION_REJECTED", key + " v1")).isEqualTo(1);
+        assertThat(auditEntries("DEFINITION_ACTIVATED", key + " v1")).isZero();
+    }
+
+    @Test
+    void anApprovalRepeatedUnderItsIdempotencyKeyActivatesOnceAndAnswersTheSame() {
+        String key = registered();
+        assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+        String idempotencyKey = UUID.randomUUID().toString();
+
+        Api.Response first = api.post("grace", decision(key, 1, "approve"), null, idempotencyKey);
+        Api.Response replay = api.post("grace", decision(key, 1, "approve"), null, idempotencyKey);
+        Api.Response otherRequest = api.post("grace", decision(key, 1, "reject"), null, idempotencyKey);
+
+        assertThat(first.status()).as(first.toString()).isEqualTo(200);
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(200);
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(otherRequest.status()).as(otherRequest.toString()).isEqualTo(422);
+        assertThat(otherRequest.json().get("code").asString()).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+        assertThat(state(key, 1)).isEqualTo("ACTIVE");
+        assertThat(engineDefinitions(key)).isEqualTo(1);
+        assertThat(auditEntries("DEFINITION_ACTIVATED", key + " v1")).isEqualTo(1);
+        assertThat(db.business().queryForObject("select count(*) from workflow_command where request_id = ?", Integer.class,
+                idempotencyKey)).isEqualTo(1);
+    }
+
+    @Test
+    void twoApprovalsOfOneProposalAtTheSameMomentActivateItOnceAndTheOtherIsAClear409() throws Exception {
+        String key = registered();
+        assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+
+        List<Api.Response> answers = atTheSameMoment(() -> api.post("grace", decision(key, 1, "approve"), null),
+                () -> api.post("grace", decision(key, 1, "approve"), null));
+
+        assertThat(answers).extracting(Api.Response::status).as(answers.toString()).containsExactlyInAnyOrder(200, 409);
+        assertThat(answers).filteredOn(answer -> answer.status() == 409).first()
+                .satisfies(loser -> assertThat(loser.json().get("code").asString()).isEqualTo("NO_OPEN_PROPOSAL"));
+        assertThat(state(key, 1)).isEqualTo("ACTIVE");
+        assertThat(engineDefinitions(key)).isEqualTo(1);
+        assertThat(auditEntries("DEFINITION_ACTIVATED", key + " v1")).isEqualTo(1);
+    }
+
+    /**
+     * Each round approves two versions of one type at the same moment: they queue on the type's row, both
+     * activate, the later one stays ACTIVE. Probes the engine's version numbering too (see the next test).
+     */
+    @Test
+    void twoVersionsOfOneTypeApprovedAtTheSameMomentLeaveExactlyOneActiveAndNoServerError() throws Exception {
+        for (int round = 0; round < 6; round++) {
+            String key = registered();
+            assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+            assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+
+            List<Api.Response> answers = atTheSameMoment(() -> api.post("grace", decision(key, 1, "approve"), null),
+                    () -> api.post("grace", decision(key, 2, "approve"), null));
+
+            for (Api.Response answer : answers) {
+                assertThat(answer.status()).as(answer.toString()).isIn(200, 409);
+                if (answer.status() == 409) {
+                    assertThat(answer.json().get("code").asString()).isEqualTo("ACTIVATION_CONFLICT");
+                }
+            }
+            int activated = (int) answers.stream().filter(answer -> answer.status() == 200).count();
+            assertThat(db.business().queryForObject("select count(*) from definition_version where type_key = ? and state = 'ACTIVE'",
+                    Integer.class, key)).isEqualTo(1);
+            assertThat(engineDefinitions(key)).isEqualTo(activated);
+            assertThat(db.workflow().queryForObject("select count(distinct version_) from act_re_procdef where key_ = ?",
+                    Integer.class, "type_" + key)).isEqualTo(activated);
+        }
+    }
+
+    /**
+     * The race the previous test probes, made certain. Activations of one type queue on its business row, but that
+     * lock goes with the business branch's commit, before the engine branch commits; the next activation then numbers
+     * its engine version from what the engine has committed and collides on ACT_UNIQ_PROCDEF (key, version, tenant).
+     * Here another deployment of the key stays uncommitted while the approval deploys.
+     */
+    @Test
+    void anActivationCollidingWithAnUncommittedDeploymentOfItsKeyIsARetryable409AndChangesNothing() throws Exception {
+        String key = registered();
+        assertThat(upload("erin", key, ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+        byte[] deployable = db.business().queryForObject("select deployable_xml from definition_version where type_key = ? and version = 1",
+                String.class, key).getBytes(StandardCharsets.UTF_8);
+        ExecutorService client = Executors.newSingleThreadExecutor();
+        try {
+            Future<Api.Response> approval = new TransactionTemplate(jta).execute(status -> {
+                engine.deploy("type_" + key, key + " committing elsewhere", deployable);
+                Future<Api.Response> waiting = client.submit(() -> api.post("grace", decision(key, 1, "approve"), null));
+                awaitEngineInsertWaitingForLock();
+                return waiting;
+            });
+            Api.Response collided = approval.get(60, TimeUnit.SECONDS);
+
+            assertThat(collided.status()).as(collided.toString()).isEqualTo(409);
+            assertThat(collided.json().get("code").asString()).isEqualTo("ACTIVATION_CONFLICT");
+            assertThat(collided.header("Retry-After")).isNotNull();
+        } finally {
+            client.shutdownNow();
+        }
+        assertThat(state(key, 1)).isEqualTo("PROPOSED");
+        assertThat(db.business().queryForObject("select state from definition_change where type_key = ? and version = 1", String.class,
+                key)).isEqualTo("PROPOSED");
+        assertThat(auditEntries("DEFINITION_ACTIVATED", key + " v1")).isZero();
+        assertThat(engineDefinitions(key)).isEqualTo(1);
+
+        Api.Response retried = api.post("grace", decision(key, 1, "approve"), null);
+        assertThat(retried.status()).as(retried.toString()).isEqualTo(200);
+        assertThat(db.workflow().queryForObject("select version_ from act_re_procdef where id_ = ?", Integer.class,
+                engineDefinitionId(key, 1))).isEqualTo(2);
     }
 
     private String registered() {
@@ -256,24 +443,44 @@ class DefinitionRegistryTest {
                 .formatted(key, schema, routable));
     }
 
-    private HttpResponse<String> upload(String user, String key, byte[] xml) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/api/business-types/" + key + "/definitions"))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(xml)).header("Content-Type", "application/xml")
-                .header("Accept", "application/json, application/problem+json")
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + Api.DEMO_PASSWORD)
-                        .getBytes(StandardCharsets.UTF_8))).build();
+    private Api.Response upload(String user, String key, byte[] xml) {
+        return api.postDocument(user, "/api/business-types/" + key + "/definitions", "application/xml", xml);
+    }
+
+    private static String decision(String key, int version, String decision) {
+        return "/api/business-types/" + key + "/definitions/" + version + "/" + decision;
+    }
+
+    /** Sends both requests at once from two threads, answers in the order given. */
+    @SafeVarargs
+    private static List<Api.Response> atTheSameMoment(Callable<Api.Response>... requests) throws Exception {
+        ExecutorService clients = Executors.newFixedThreadPool(requests.length);
         try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+            CyclicBarrier start = new CyclicBarrier(requests.length);
+            List<Future<Api.Response>> answers = new ArrayList<>();
+            for (Callable<Api.Response> request : requests) {
+                answers.add(clients.submit(() -> {
+                    start.await();
+                    return request.call();
+                }));
+            }
+            List<Api.Response> done = new ArrayList<>();
+            for (Future<Api.Response> answer : answers) {
+                done.add(answer.get(60, TimeUnit.SECONDS));
+            }
+            return done;
+        } finally {
+            clients.shutdownNow();
         }
     }
 
-    private String code(String problem) {
-        return json.readTree(problem).get("code").asString();
+    private void awaitEngineInsertWaitingForLock() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> db.workflow().queryForObject("select count(*) from pg_stat_activity"
+                + " where wait_event_type = 'Lock' and query ilike '%insert into act_re_procdef%'", Integer.class) > 0);
+    }
+
+    private int engineDefinitions(String key) {
+        return db.workflow().queryForObject("select count(*) from act_re_procdef where key_ = ?", Integer.class, "type_" + key);
     }
 
     private int versionRows(String key) {

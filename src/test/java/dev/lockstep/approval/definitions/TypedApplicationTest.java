@@ -8,12 +8,7 @@ import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -38,8 +33,6 @@ class TypedApplicationTest {
     Api api;
     @Autowired
     TestDatabases db;
-
-    final HttpClient http = HttpClient.newHttpClient();
 
     @Test
     void aLargePaymentRunsThroughManagerLegalAndFinanceInParallelAndFinalApprovalToApproved() {
@@ -173,6 +166,43 @@ class TypedApplicationTest {
     }
 
     /**
+     * v1 is re-activated after v2 (proposed by erin, approved by grace): the engine's latest definition of the key is
+     * still v2's, so only a start by v1's engine definition id puts the new application on v1. The two flows differ in
+     * their first step (managerApproval for managers, teamLeadApproval for directors), so the open task tells them apart.
+     */
+    @Test
+    void aReactivatedVersionTakesNewApplicationsAlthoughTheEngineHoldsALaterVersionOfItsKey() {
+        String type = activeType();
+        Api.Response proposed = upload("erin", type, DefinitionRegistryTest.ONE_STEP.replace("managerApproval", "teamLeadApproval")
+                .replace("\"managers\"", "\"directors\"").getBytes(StandardCharsets.UTF_8));
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        assertThat(api.post("grace", "/api/business-types/" + type + "/definitions/2/approve", null).status()).isEqualTo(200);
+        String onV2 = submit(create(type, "{\"amount\": 5, \"currency\": \"EUR\"}"));
+        assertThat(ApiFlows.openTaskId(db, onV2, "teamLeadApproval")).isNotNull();
+
+        Api.Response reproposed = api.post("erin", "/api/business-types/" + type + "/definitions/1/activation", null);
+        assertThat(reproposed.status()).as(reproposed.toString()).isEqualTo(200);
+        Api.Response reactivated = api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null);
+        assertThat(reactivated.status()).as(reactivated.toString()).isEqualTo(200);
+        long id = create(type, "{\"amount\": 5, \"currency\": \"EUR\"}");
+        String process = submit(id);
+
+        String v1 = engineDefinitionId(type, 1);
+        assertThat(db.business().queryForList("select state from definition_version where type_key = ? order by version",
+                String.class, type)).containsExactly("ACTIVE", "RETIRED");
+        assertThat(db.workflow().queryForObject("select id_ from act_re_procdef where key_ = ? and version_ ="
+                + " (select max(version_) from act_re_procdef where key_ = ?)", String.class, "type_" + type, "type_" + type))
+                .isEqualTo(engineDefinitionId(type, 2));
+        assertThat(db.workflow().queryForObject("select proc_def_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
+                process)).isEqualTo(v1);
+        assertThat(db.workflow().queryForObject("select proc_def_id_ from act_ru_execution where id_ = ?", String.class, process))
+                .isEqualTo(v1);
+        assertThat(db.business().queryForMap("select definition_version, process_definition_id from application where id = ?", id))
+                .containsEntry("definition_version", 1).containsEntry("process_definition_id", v1);
+        assertAgree(id, process, "APPROVING", "ACTIVE", List.of("managerApproval"));
+    }
+
+    /**
      * Both databases tell the same story: the application's status and its binding's against whether the engine's
      * process still runs, and the engine's open tasks are exactly the projection's open rows.
      */
@@ -211,8 +241,8 @@ class TypedApplicationTest {
 
     /** erin uploads the modeler's file, grace (the second admin) approves it; it becomes version {@code version}. */
     private void deployAndActivate(String type, int version) {
-        HttpResponse<String> proposed = upload("erin", type, paymentRelease());
-        assertThat(proposed.statusCode()).as(proposed.body()).isEqualTo(201);
+        Api.Response proposed = upload("erin", type, paymentRelease());
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
         Api.Response approved = api.post("grace", "/api/business-types/" + type + "/definitions/" + version + "/approve", null);
         assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
         assertThat(db.business().queryForObject("select state from definition_version where type_key = ? and version = ?",
@@ -255,19 +285,7 @@ class TypedApplicationTest {
                 String.class, type, version);
     }
 
-    private HttpResponse<String> upload(String user, String type, byte[] xml) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/api/business-types/" + type + "/definitions"))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(xml)).header("Content-Type", "application/xml")
-                .header("Accept", "application/json, application/problem+json")
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + Api.DEMO_PASSWORD)
-                        .getBytes(StandardCharsets.UTF_8))).build();
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+    private Api.Response upload(String user, String type, byte[] xml) {
+        return api.postDocument(user, "/api/business-types/" + type + "/definitions", "application/xml", xml);
     }
 }
