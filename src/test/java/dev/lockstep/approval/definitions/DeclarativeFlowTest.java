@@ -8,6 +8,8 @@ import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -30,14 +32,9 @@ import tools.jackson.databind.json.JsonMapper;
 @LockstepIntegrationTest
 class DeclarativeFlowTest {
 
-    static final String FLOW = """
-            {"name": "Payment release",
-             "steps": [
-               {"id": "managerApproval", "name": "Manager approval", "candidateGroups": ["managers"], "deadline": "P2D"},
-               {"id": "reviews", "name": "Legal and finance review", "when": "amount > 10000",
-                "parallel": [[{"id": "legalReview", "name": "Legal review", "candidateGroups": ["legal"]}],
-                             [{"id": "financeReview", "name": "Finance review", "candidateGroups": ["finance"]}]]},
-               {"id": "finalApproval", "name": "Final approval", "candidateGroups": ["directors"], "returnTo": ["managerApproval"]}]}""";
+    /** The flow DeclarativeFlowsTest compiles: finalApproval may be returned to managerApproval only. */
+    static final String FLOW = resource("/definitions/payment-release.json");
+
 
     static final String YAML_FLOW = """
             name: Quick release
@@ -166,6 +163,14 @@ class DeclarativeFlowTest {
     private void complete(String user, String process, String step, String decision) {
         Api.Response response = ApiFlows.complete(api, user, ApiFlows.openTaskId(db, process, step), decision);
         assertThat(response.status()).as(response.toString()).isEqualTo(200);
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = DeclarativeFlowTest.class.getResourceAsStream(name)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** A body in another media type than Api's JSON. */

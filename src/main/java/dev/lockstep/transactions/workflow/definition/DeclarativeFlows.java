@@ -20,7 +20,6 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 @AreaApi
 public class DeclarativeFlows {
 
-    @AreaApi
     public enum Format {
         JSON(JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build()),
         YAML(YAMLMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
@@ -33,7 +32,6 @@ public class DeclarativeFlows {
     }
 
     /** The document compiled to BPMN XML (still to be checked), or refused for its structure. */
-    @AreaApi
     public sealed interface Compilation {
 
         record Compiled(byte[] bpmnXml) implements Compilation {

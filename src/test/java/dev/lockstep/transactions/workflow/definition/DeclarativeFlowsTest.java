@@ -8,6 +8,9 @@ import dev.lockstep.transactions.workflow.ReturnTargets;
 import dev.lockstep.transactions.workflow.definition.DeclarativeFlows.Compilation;
 import dev.lockstep.transactions.workflow.definition.DeclarativeFlows.Format;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
@@ -27,20 +30,21 @@ import org.junit.jupiter.api.Test;
 class DeclarativeFlowsTest {
 
     private static final DefinitionRules RULES = new DefinitionRules(
-            Set.of("managers", "legal", "finance", "executives"), Set.of("amount", "urgent"), 1024 * 1024);
+            Set.of("managers", "legal", "finance", "directors"), Set.of("amount", "urgent"), 1024 * 1024);
     private final DeclarativeFlows flows = new DeclarativeFlows();
     private final BpmnDefinitions definitions = new BpmnDefinitions();
 
-    static final String PAYMENT_RELEASE = """
-            {"name": "Payment release",
-             "steps": [
-               {"id": "managerApproval", "name": "Manager approval", "candidateGroups": ["managers"], "deadline": "P2D"},
-               {"id": "reviews", "name": "Legal and finance review", "when": "amount > 10000",
-                "parallel": [[{"id": "legalReview", "name": "Legal review", "candidateGroups": ["legal"]}],
-                             [{"id": "financeReview", "name": "Finance review", "candidateGroups": ["finance"]}]]},
-               {"id": "finalApproval", "name": "Final approval", "candidateGroups": ["executives"],
-                "returnTo": ["managerApproval", "legalReview"]}]}
-            """;
+    /** The flow DeclarativeFlowTest runs over HTTP. */
+    static final String PAYMENT_RELEASE = resource("/definitions/payment-release.json");
+
+    static String resource(String name) {
+        try (InputStream in = DeclarativeFlowsTest.class.getResourceAsStream(name)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
 
     private Compilation compile(String source, Format format) {
         return flows.compile(source.getBytes(StandardCharsets.UTF_8), format);
@@ -100,13 +104,16 @@ class DeclarativeFlowsTest {
         Set<String> all = Set.of("managerApproval", "legalReview", "financeReview", "finalApproval");
         ReturnTargets returns = new ReturnTargets(process);
 
-        assertThat(ReturnTargets.declaredTargets((UserTask) process.getFlowElement("finalApproval")))
-                .containsExactly("managerApproval", "legalReview");
-        // legalReview is re-entered at its block's fork, so both reviews run again
-        assertThat(returns.allowed("finalApproval", all)).extracting(ReturnTarget::id).containsExactly("managerApproval", "reviews");
+        assertThat(ReturnTargets.declaredTargets((UserTask) process.getFlowElement("finalApproval"))).containsExactly("managerApproval");
+        // the review block is earlier on finalApproval's path too, but not declared
+        assertThat(returns.allowed("finalApproval", all)).extracting(ReturnTarget::id).containsExactly("managerApproval");
         // a step that declares nothing may be returned nowhere
         assertThat(ReturnTargets.declaredTargets((UserTask) process.getFlowElement("legalReview"))).isEmpty();
         assertThat(returns.allowed("legalReview", all)).isEmpty();
+
+        // a step of a block is re-entered at the block's fork, so both reviews run again
+        Process toReview = deployed(accepted(PAYMENT_RELEASE.replace("\"returnTo\": [\"managerApproval\"]", "\"returnTo\": [\"legalReview\"]")));
+        assertThat(new ReturnTargets(toReview).allowed("finalApproval", all)).extracting(ReturnTarget::id).containsExactly("reviews");
     }
 
     @Test
@@ -123,8 +130,8 @@ class DeclarativeFlowsTest {
                       - [{id: financeReview, name: Finance review, candidateGroups: [finance]}]
                   - id: finalApproval
                     name: Final approval
-                    candidateGroups: [executives]
-                    returnTo: [managerApproval, legalReview]
+                    candidateGroups: [directors]
+                    returnTo: [managerApproval]
                 """;
         assertThat(((Compilation.Compiled) compile(yaml, Format.YAML)).bpmnXml())
                 .isEqualTo(((Compilation.Compiled) compile(PAYMENT_RELEASE, Format.JSON)).bpmnXml());
@@ -210,7 +217,7 @@ class DeclarativeFlowsTest {
                   {"id": "reviews", "parallel": [
                     [{"id": "legal", "candidateGroups": ["legal"]}, {"id": "legalSignOff", "candidateGroups": ["legal"], "returnTo": ["legal", "first"]}],
                     [{"id": "finance", "candidateGroups": ["finance"], "returnTo": ["legal"]}]]},
-                  {"id": "last", "candidateGroups": ["executives"], "returnTo": ["first", "nowhere", "reviews"]}]}
+                  {"id": "last", "candidateGroups": ["directors"], "returnTo": ["first", "nowhere", "reviews"]}]}
                 """)).extracting(DefinitionProblem::elementId, DefinitionProblem::code).containsExactlyInAnyOrder(
                 tuple("first", "RETURN_TARGET_NOT_ALLOWED"),        // later, not earlier
                 tuple("legalSignOff", "RETURN_TARGET_NOT_ALLOWED"), // inside its own parallel section ("first" is fine)
