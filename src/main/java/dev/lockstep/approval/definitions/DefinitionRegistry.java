@@ -5,6 +5,8 @@ import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.transactions.workflow.DeployedDefinitions;
 import dev.lockstep.transactions.workflow.definition.BpmnDefinitions;
+import dev.lockstep.transactions.workflow.definition.DeclarativeFlows;
+import dev.lockstep.transactions.workflow.definition.DeclarativeFlows.Compilation;
 import dev.lockstep.transactions.workflow.definition.DefinitionCheck;
 import dev.lockstep.transactions.workflow.definition.DefinitionProblem;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +52,7 @@ class DefinitionRegistry {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate reads;
     private final BpmnDefinitions checks;
+    private final DeclarativeFlows declarative;
     private final DeployedDefinitions engine;
     private final DefinitionLimits limits;
     private final ObjectProvider<AuditTrail> audit;
@@ -62,11 +65,12 @@ class DefinitionRegistry {
      * join the use case's).
      */
     DefinitionRegistry(DataSource business, PlatformTransactionManager transactions, BpmnDefinitions checks,
-            DeployedDefinitions engine, DefinitionLimits limits, ObjectProvider<AuditTrail> audit, JsonMapper json, Clock clock) {
+            DeclarativeFlows declarative, DeployedDefinitions engine, DefinitionLimits limits, ObjectProvider<AuditTrail> audit, JsonMapper json, Clock clock) {
         this.jdbc = new JdbcTemplate(business);
         this.reads = new TransactionTemplate(transactions);
         this.reads.setReadOnly(true);
         this.checks = checks;
+        this.declarative = declarative;
         this.engine = engine;
         this.limits = limits;
         this.audit = audit;
@@ -106,24 +110,38 @@ class DefinitionRegistry {
                 .findFirst());
     }
 
+    /** A declarative document, kept with the BPMN it became. */
+    record DeclarativeSource(byte[] document, DeclarativeFlows.Format format) {
+
+        String mediaType() {
+            return format == DeclarativeFlows.Format.JSON ? "application/json" : "application/yaml";
+        }
+    }
+
     /**
      * Checks {@code xml} against the type's rules and stores it as the type's next version, PROPOSED, with its
      * activation request. Proposals of one type queue on its row, so versions are numbered 1, 2, 3... without gaps.
      */
     DefinitionVersionView propose(String key, byte[] xml, String actor) {
-        BusinessTypeView type = lockType(key);
-        if (type.builtIn()) {
-            throw ApiException.conflict("BUILT_IN_TYPE", "The flows of business type " + key
-                    + " are built into the product; definitions cannot be uploaded for it yet.");
+        return propose(key, xml, null, actor);
+    }
+
+    /** Compiles the declarative document to BPMN, which is then checked and stored like an uploaded one. */
+    DefinitionVersionView propose(String key, DeclarativeSource source, String actor) {
+        uploadable(key);
+        Compilation compilation = declarative.compile(source.document(), source.format());
+        if (compilation instanceof Compilation.Refused refused) {
+            throw refusal(key, actor, refused.problems());
         }
+        return propose(key, ((Compilation.Compiled) compilation).bpmnXml(), source, actor);
+    }
+
+    private DefinitionVersionView propose(String key, byte[] xml, DeclarativeSource source, String actor) {
+        BusinessTypeView type = uploadable(key);
         String processKey = processKey(key);
         DefinitionCheck check = checks.check(xml, limits.rulesFor(new LinkedHashSet<>(type.routableFields())), processKey);
         if (check instanceof DefinitionCheck.Refused refused) {
-            log.info("definition for {} proposed by {} refused: {}", key, actor,
-                    refused.problems().stream().map(DefinitionProblem::code).distinct().toList());
-            throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "DEFINITION_INVALID",
-                    "The definition was refused; nothing was stored. Each problem names its BPMN element.")
-                    .with("problems", refused.problems());
+            throw refusal(key, actor, refused.problems());
         }
         DefinitionCheck.Accepted accepted = (DefinitionCheck.Accepted) check;
         int version = jdbc.queryForObject("select coalesce(max(version), 0) + 1 from definition_version where type_key = ?",
@@ -131,14 +149,33 @@ class DefinitionRegistry {
         Instant now = clock.instant();
         jdbc.update("""
                 insert into definition_version (type_key, version, state, process_key, name, source_xml, deployable_xml,
-                                                user_task_ids, proposed_by, proposed_at)
-                values (?, ?, 'PROPOSED', ?, ?, ?, ?, ?, ?, ?)""", key, version, accepted.processKey(), accepted.name(),
+                                                user_task_ids, declarative_source, declarative_media_type, proposed_by, proposed_at)
+                values (?, ?, 'PROPOSED', ?, ?, ?, ?, ?, ?, ?, ?, ?)""", key, version, accepted.processKey(), accepted.name(),
                 new String(xml, StandardCharsets.UTF_8), new String(accepted.deployableXml(), StandardCharsets.UTF_8),
-                json.writeValueAsString(accepted.userTaskIds()), actor, Timestamp.from(now));
+                json.writeValueAsString(accepted.userTaskIds()),
+                source == null ? null : new String(source.document(), StandardCharsets.UTF_8), source == null ? null : source.mediaType(),
+                actor, Timestamp.from(now));
         openChange(key, version, actor, now);
         audit(now, actor, "DEFINITION_PROPOSED", key + " v" + version + " proposed (process " + accepted.processKey()
-                + ", steps " + accepted.userTaskIds() + ")");
+                + ", steps " + accepted.userTaskIds() + (source == null ? "" : ", compiled from " + source.format()) + ")");
         return version(key, version).orElseThrow();
+    }
+
+    /** The type, locked; its built-in flows cannot be replaced by an upload. */
+    private BusinessTypeView uploadable(String key) {
+        BusinessTypeView type = lockType(key);
+        if (type.builtIn()) {
+            throw ApiException.conflict("BUILT_IN_TYPE", "The flows of business type " + key
+                    + " are built into the product; definitions cannot be uploaded for it yet.");
+        }
+        return type;
+    }
+
+    private static ApiException refusal(String key, String actor, List<DefinitionProblem> problems) {
+        log.info("definition for {} proposed by {} refused: {}", key, actor, problems.stream().map(DefinitionProblem::code).distinct().toList());
+        return new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "DEFINITION_INVALID",
+                "The definition was refused; nothing was stored. Each problem names its BPMN element, or the JSON pointer"
+                        + " of the declarative document's member.").with("problems", problems);
     }
 
     /** Asks for a RETIRED version to become ACTIVE again; another admin approves it like a new version. */
@@ -229,6 +266,19 @@ class DefinitionRegistry {
     Optional<String> deployableXml(String key, int version) {
         return reads.execute(status -> jdbc.queryForList("select deployable_xml from definition_version where type_key = ? and version = ?",
                 String.class, key, version).stream().findFirst());
+    }
+
+    record UploadedSource(String mediaType, String text) {
+    }
+
+    /** The document as it was uploaded: the declarative source with its media type, or the BPMN XML. */
+    Optional<UploadedSource> uploadedSource(String key, int version) {
+        return reads.execute(status -> jdbc.query("""
+                select source_xml, declarative_source, declarative_media_type from definition_version
+                where type_key = ? and version = ?""", (rs, n) -> rs.getString("declarative_source") == null
+                ? new UploadedSource("application/xml", rs.getString("source_xml"))
+                : new UploadedSource(rs.getString("declarative_media_type"), rs.getString("declarative_source")), key, version)
+                .stream().findFirst());
     }
 
     private static final String VERSION_SELECT = """

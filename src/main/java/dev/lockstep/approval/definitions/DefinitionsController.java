@@ -1,5 +1,7 @@
 package dev.lockstep.approval.definitions;
 
+import dev.lockstep.approval.definitions.DefinitionRegistry.DeclarativeSource;
+import dev.lockstep.approval.definitions.DefinitionRegistry.UploadedSource;
 import dev.lockstep.approval.definitions.DefinitionsConfiguration.DefinitionLimits;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
@@ -7,6 +9,7 @@ import dev.lockstep.transactions.usecase.Target;
 import dev.lockstep.transactions.usecase.UseCase;
 import dev.lockstep.transactions.usecase.UseCaseResult;
 import dev.lockstep.transactions.usecase.UseCaseTransaction;
+import dev.lockstep.transactions.workflow.definition.DeclarativeFlows.Format;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import java.io.ByteArrayOutputStream;
@@ -77,10 +80,30 @@ public class DefinitionsController {
     @PostMapping(path = "/{key}/definitions", consumes = {"application/xml", "text/xml"})
     public ResponseEntity<String> propose(@PathVariable String key, HttpServletRequest request,
             @RequestHeader(name = UseCaseTransaction.HEADER, required = false) String idempotencyKey) throws IOException {
-        byte[] xml = boundedBody(request);
+        return propose(key, boundedBody(request), idempotencyKey, registry::propose);
+    }
+
+    /**
+     * The body is a declarative flow (docs/approvals.md, "Declarative flows"), JSON or YAML, read only up to the
+     * configured limit; it is compiled to BPMN, which is then checked and stored like an uploaded one.
+     */
+    @PostMapping(path = "/{key}/definitions", consumes = {"application/json", "application/yaml", "application/x-yaml"})
+    public ResponseEntity<String> proposeDeclarative(@PathVariable String key, HttpServletRequest request,
+            @RequestHeader(name = UseCaseTransaction.HEADER, required = false) String idempotencyKey) throws IOException {
+        MediaType type = MediaType.parseMediaType(request.getContentType());
+        Format format = MediaType.APPLICATION_JSON.isCompatibleWith(type) ? Format.JSON : Format.YAML;
+        return propose(key, boundedBody(request), idempotencyKey, (typeKey, document, actor) ->
+                registry.propose(typeKey, new DeclarativeSource(document, format), actor));
+    }
+
+    private interface Proposal {
+        DefinitionVersionView propose(String key, byte[] document, String actor);
+    }
+
+    private ResponseEntity<String> propose(String key, byte[] document, String idempotencyKey, Proposal proposal) {
         ResponseEntity<String> answer = useCases.run(UseCase.PROPOSE_DEFINITION, new Target("BUSINESS_TYPE", key), idempotencyKey,
-                new Upload(key, sha256(xml)), call -> {
-                    DefinitionVersionView proposed = registry.propose(key, xml, call.caller().id());
+                new Upload(key, sha256(document)), call -> {
+                    DefinitionVersionView proposed = proposal.propose(key, document, call.caller().id());
                     return UseCaseResult.created(proposed, key + "/" + proposed.version(), "PROPOSED");
                 });
         return answer.getStatusCode() == HttpStatus.CREATED
@@ -103,6 +126,13 @@ public class DefinitionsController {
     public ResponseEntity<String> bpmn(@PathVariable String key, @PathVariable int version) {
         String xml = registry.deployableXml(key, version).orElseThrow(() -> versionNotFound(key, version));
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_XML).body(xml);
+    }
+
+    /** The document as it was uploaded: a declarative flow in its own media type, or the BPMN XML. */
+    @GetMapping(path = "/{key}/definitions/{version}/source", produces = {"application/xml", "application/json", "application/yaml"})
+    public ResponseEntity<String> source(@PathVariable String key, @PathVariable int version) {
+        UploadedSource source = registry.uploadedSource(key, version).orElseThrow(() -> versionNotFound(key, version));
+        return ResponseEntity.ok().contentType(MediaType.parseMediaType(source.mediaType())).body(source.text());
     }
 
     /** The second admin approves the open proposal: the version is deployed if it never was, and becomes ACTIVE. */

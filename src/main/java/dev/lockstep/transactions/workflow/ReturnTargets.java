@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.activiti.bpmn.model.ExtensionAttribute;
 import org.activiti.bpmn.model.FlowElement;
 import org.activiti.bpmn.model.FlowNode;
 import org.activiti.bpmn.model.InclusiveGateway;
@@ -22,28 +23,37 @@ import org.activiti.bpmn.model.UserTask;
  * branches re-run and the join sees every one of them again; a target is offered only if it lies
  * upstream of the returning task and outside the parallel section that task runs in. Tasks inside
  * sub-processes and multi-instance targets are not understood here, hence never offered.
+ * A step that declares its targets ({@code lockstep:returnTo}, as a declarative flow compiles them) is offered
+ * only those of them, each at its entry; the definition check refuses a declared target these rules never offer.
  */
-final class ReturnTargets {
+public final class ReturnTargets {
+
+    /** The product's own BPMN namespace, of {@code lockstep:returnTo} and the marks the definition check reads. */
+    public static final String LOCKSTEP_NS = "https://lockstep.dev/bpmn";
+    /** The steps a user task may be returned to, space-separated ids; present and empty: none. */
+    public static final String DECLARED_TARGETS = "returnTo";
 
     private final Process model;
 
-    ReturnTargets(Process model) {
+    public ReturnTargets(Process model) {
         this.model = model;
     }
 
     /** The allowed targets for a task at {@code currentActivityId}, in the model's order. */
-    List<ReturnTarget> allowed(String currentActivityId, Set<String> completedUserTasks) {
+    public List<ReturnTarget> allowed(String currentActivityId, Set<String> completedUserTasks) {
         if (!(model.getFlowElement(currentActivityId) instanceof UserTask current)) {
             return List.of();
         }
         FlowNode currentEntry = entryOf(current);
         Set<String> upstream = upstreamOf(currentEntry);
+        Set<String> declared = declaredEntries(current);
         Map<String, ReturnTarget> targets = new LinkedHashMap<>();
         for (FlowElement element : model.getFlowElements()) {
             if (element instanceof UserTask step && step.getLoopCharacteristics() == null
                     && completedUserTasks.contains(step.getId())) {
                 FlowNode entry = entryOf(step);
-                if (!entry.getId().equals(currentEntry.getId()) && upstream.contains(entry.getId())) {
+                if (!entry.getId().equals(currentEntry.getId()) && upstream.contains(entry.getId())
+                        && (declared == null || declared.contains(entry.getId()))) {
                     targets.putIfAbsent(entry.getId(), new ReturnTarget(entry.getId(), entry.getName()));
                 }
             }
@@ -51,8 +61,28 @@ final class ReturnTargets {
         return new ArrayList<>(targets.values());
     }
 
+    /** The entries of the targets {@code step} declares, or {@code null} when it declares none (every allowed one is offered). */
+    private Set<String> declaredEntries(UserTask step) {
+        List<String> declared = declaredTargets(step);
+        if (declared == null) {
+            return null;
+        }
+        Set<String> entries = new HashSet<>();
+        declared.stream().map(model::getFlowElement).filter(FlowNode.class::isInstance)
+                .forEach(target -> entries.add(entryOf((FlowNode) target).getId()));
+        return entries;
+    }
+
+    /** The ids in {@code step}'s {@code lockstep:returnTo}, or {@code null} without the attribute. */
+    public static List<String> declaredTargets(UserTask step) {
+        List<ExtensionAttribute> attributes = step.getAttributes().get(DECLARED_TARGETS);
+        return attributes == null ? null : attributes.stream().filter(attribute -> LOCKSTEP_NS.equals(attribute.getNamespace()))
+                .findFirst().map(attribute -> List.of(attribute.getValue().strip().split("\\s+")).stream()
+                        .filter(id -> !id.isEmpty()).toList()).orElse(null);
+    }
+
     /** The step itself, or the outermost fork of the parallel section(s) it runs in. */
-    FlowNode entryOf(FlowNode step) {
+    public FlowNode entryOf(FlowNode step) {
         FlowNode entry = step;
         for (FlowNode fork = enclosingFork(entry); fork != null; fork = enclosingFork(entry)) {
             entry = fork;

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.workflow.definition;
 
+import dev.lockstep.transactions.workflow.ReturnTargets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -10,7 +11,7 @@ import java.util.Map;
  */
 final class ElementMarks {
 
-    static final String LOCKSTEP_NS = "https://lockstep.dev/bpmn";
+    static final String LOCKSTEP_NS = ReturnTargets.LOCKSTEP_NS;
     /** Camunda Modeler writes candidate groups here; Activiti does not read it, so the check maps it to the standard field. */
     static final String CAMUNDA_NS = "http://camunda.org/schema/1.0/bpmn";
 

@@ -1,5 +1,7 @@
 package dev.lockstep.transactions.workflow.definition;
 
+import dev.lockstep.transactions.workflow.ReturnTarget;
+import dev.lockstep.transactions.workflow.ReturnTargets;
 import java.time.Duration;
 import java.time.Period;
 import java.time.format.DateTimeParseException;
@@ -56,6 +58,9 @@ final class FlowRules {
         check.elements();
         if (check.problems.isEmpty()) {
             check.graph();
+        }
+        if (check.problems.isEmpty()) {
+            check.declaredReturns();
         }
         return List.copyOf(check.problems);
     }
@@ -193,11 +198,43 @@ final class FlowRules {
                         "PARALLEL_FORK_NOT_JOINED", "a path out of this parallel fork reaches an end event before a parallel join")));
     }
 
-    /** Normal flow only: a deadline timer's path may leave a branch on purpose. */
+    /**
+     * Normal flow only: a deadline timer's path may leave a branch on purpose. A terminate end event may be reached
+     * too: it ends the whole run, the other branches' tasks with it (the built-in process rejects that way).
+     */
     private boolean endsBeforeJoin(FlowNode fork) {
         Set<String> seen = walk(targets(fork), node -> node instanceof ParallelGateway join && join.getIncomingFlows().size() > 1
                 ? List.of() : targets(node));
-        return seen.stream().map(nodes::get).anyMatch(EndEvent.class::isInstance);
+        return seen.stream().map(nodes::get).anyMatch(node -> node instanceof EndEvent end && !isTerminate(end));
+    }
+
+    private static boolean isTerminate(EndEvent end) {
+        return !end.getEventDefinitions().isEmpty();
+    }
+
+    /**
+     * A step's declared return targets ({@code lockstep:returnTo}) must be steps the return command would offer it
+     * (ReturnTargets, with every step completed): earlier on its path and outside the parallel section it runs in.
+     */
+    private void declaredReturns() {
+        ReturnTargets returns = new ReturnTargets(process);
+        Set<String> steps = new HashSet<>(DeployableBpmn.userTaskIds(process));
+        for (FlowNode node : nodes.values()) {
+            List<String> declared = node instanceof UserTask task ? ReturnTargets.declaredTargets(task) : null;
+            if (declared == null) {
+                continue;
+            }
+            Set<String> offered = new HashSet<>(returns.allowed(node.getId(), steps).stream().map(ReturnTarget::id).toList());
+            for (String target : declared) {
+                if (!(nodes.get(target) instanceof UserTask step) || marks.isCountersign(target)) {
+                    problems.add(new DefinitionProblem(node.getId(), "RETURN_TARGET_UNKNOWN",
+                            "'" + target + "' is not a step (the countersign step is not a return target)"));
+                } else if (!offered.contains(returns.entryOf(step).getId())) {
+                    problems.add(new DefinitionProblem(node.getId(), "RETURN_TARGET_NOT_ALLOWED", "'" + target
+                            + "' is not an earlier step on this step's path outside the parallel section it runs in"));
+                }
+            }
+        }
     }
 
     private List<FlowNode> targets(FlowNode node) {

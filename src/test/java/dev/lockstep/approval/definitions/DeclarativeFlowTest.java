@@ -1,0 +1,192 @@
+package dev.lockstep.approval.definitions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.support.Api;
+import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.TestDatabases;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A declarative flow (issue 30) over real HTTP: proposed as JSON or YAML by one admin, compiled to BPMN, approved by
+ * another, and applications driven through its parallel block to APPROVED and to REJECTED, with plain SQL on both
+ * databases after each step (application and binding against ACT_RU_TASK / ACT_HI_PROCINST).
+ */
+@LockstepIntegrationTest
+class DeclarativeFlowTest {
+
+    /** The flow DeclarativeFlowsTest compiles: finalApproval may be returned to managerApproval only. */
+    static final String FLOW = resource("/definitions/payment-release.json");
+
+
+    static final String YAML_FLOW = """
+            name: Quick release
+            steps:
+              - {id: managerApproval, candidateGroups: [managers]}
+            """;
+
+    @Autowired
+    Api api;
+    @Autowired
+    TestDatabases db;
+
+    final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void aJsonFlowProposedAndApprovedOverHttpRunsItsParallelBlockToApprovedAndARejectionInABranchToRejected() {
+        String type = registeredType();
+        Api.Response proposed = api.post("erin", "/api/business-types/" + type + "/definitions", FLOW);
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        assertThat(proposed.json().get("steps")).extracting(JsonNode::asString)
+                .containsExactly("managerApproval", "legalReview", "financeReview", "finalApproval");
+        assertThat(db.business().queryForMap("select state, declarative_media_type, declarative_source from definition_version"
+                + " where type_key = ? and version = 1", type)).containsEntry("state", "PROPOSED")
+                .containsEntry("declarative_media_type", "application/json").containsEntry("declarative_source", FLOW);
+        Api.Response bpmn = api.get("audrey", "/api/business-types/" + type + "/definitions/1/bpmn", "application/xml");
+        assertThat(bpmn.body()).contains("id=\"type_" + type + "\"", "parallelGateway id=\"reviews\"", "${amount > 10000}",
+                "lockstep:returnTo=\"managerApproval\"");
+        Api.Response source = api.get("audrey", "/api/business-types/" + type + "/definitions/1/source", "application/json");
+        assertThat(source.contentType()).startsWith("application/json");
+        assertThat(source.body()).isEqualTo(FLOW);
+        Api.Response approved = api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null);
+        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
+
+        long large = create(type, 50000);
+        String largeRun = submit(large);
+        assertAgree(large, largeRun, "APPROVING", "ACTIVE", List.of("managerApproval"));
+        complete("bob", largeRun, "managerApproval", "APPROVE");
+        assertAgree(large, largeRun, "APPROVING", "ACTIVE", List.of("financeReview", "legalReview"));
+        complete("carol", largeRun, "legalReview", "APPROVE");
+        assertAgree(large, largeRun, "APPROVING", "ACTIVE", List.of("financeReview"));
+        complete("dave", largeRun, "financeReview", "APPROVE");
+        assertAgree(large, largeRun, "APPROVING", "ACTIVE", List.of("finalApproval"));
+        // finalApproval declared managerApproval alone: the review block, also earlier on its path, is not offered
+        Api.Response targets = api.get("frank", "/api/tasks/" + ApiFlows.openTaskId(db, largeRun, "finalApproval") + "/return-targets");
+        assertThat(targets.status()).as(targets.toString()).isEqualTo(200);
+        assertThat(targets.json().get("targets")).extracting(target -> target.get("id").asString()).containsExactly("managerApproval");
+        complete("frank", largeRun, "finalApproval", "APPROVE");
+        assertAgree(large, largeRun, "APPROVED", "APPROVED", List.of());
+
+        long small = create(type, 500);
+        String smallRun = submit(small);
+        complete("bob", smallRun, "managerApproval", "APPROVE");
+        assertAgree(small, smallRun, "APPROVING", "ACTIVE", List.of("finalApproval"));
+
+        long refused = create(type, 50000);
+        String refusedRun = submit(refused);
+        complete("bob", refusedRun, "managerApproval", "APPROVE");
+        complete("carol", refusedRun, "legalReview", "REJECT");
+        // the terminate end took finance's open task with it
+        assertAgree(refused, refusedRun, "REJECTED", "REJECTED", List.of());
+        assertThat(db.workflow().queryForObject("select end_act_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
+                refusedRun)).isEqualTo("flow-rejected");
+    }
+
+    @Test
+    void aYamlFlowIsKeptAsUploadedAndABrokenFlowIs422NamingItsMembersAndStoresNothing() {
+        String type = registeredType();
+
+        HttpResponse<String> yaml = upload("erin", type, "application/yaml", YAML_FLOW);
+        HttpResponse<String> broken = upload("erin", type, "application/json",
+                "{\"name\": \"x\", \"steps\": [{\"id\": \"a\", \"candidateGroups\": [\"managers\"]}, {\"id\": \"a\", \"returnTo\": \"a\"}]}");
+        HttpResponse<String> unchecked = upload("erin", type, "application/json",
+                "{\"steps\": [{\"id\": \"a\", \"candidateGroups\": [\"nobody\"], \"returnTo\": [\"b\"]}]}");
+
+        assertThat(yaml.statusCode()).as(yaml.body()).isEqualTo(201);
+        Api.Response source = api.get("audrey", "/api/business-types/" + type + "/definitions/1/source", "application/yaml");
+        assertThat(source.contentType()).startsWith("application/yaml");
+        assertThat(source.body()).isEqualTo(YAML_FLOW);
+        assertThat(broken.statusCode()).as(broken.body()).isEqualTo(422);
+        JsonNode problems = JsonMapper.shared().readTree(broken.body());
+        assertThat(problems.get("code").asString()).isEqualTo("DEFINITION_INVALID");
+        assertThat(problems.get("problems")).extracting(p -> p.get("elementId").asString(), p -> p.get("code").asString())
+                .containsExactlyInAnyOrder(tuple("/steps/1/id", "STEP_ID_DUPLICATE"));
+        assertThat(unchecked.statusCode()).as(unchecked.body()).isEqualTo(422);
+        assertThat(JsonMapper.shared().readTree(unchecked.body()).get("problems")).extracting(p -> p.get("elementId").asString(), p -> p.get("code").asString())
+                .containsExactlyInAnyOrder(tuple("a", "UNKNOWN_GROUP"));
+        assertThat(db.business().queryForList("select version from definition_version where type_key = ?", Integer.class, type))
+                .containsExactly(1);
+    }
+
+    /** Both databases tell the same story: the application's and its binding's status against the engine's run and open tasks. */
+    private void assertAgree(long id, String process, String approvalStatus, String bindingStatus, List<String> openSteps) {
+        assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, id))
+                .isEqualTo(approvalStatus);
+        assertThat(db.business().queryForObject("select binding_status from business_process_binding where process_instance_id = ?",
+                String.class, process)).isEqualTo(bindingStatus);
+        assertThat(db.workflow().queryForObject("select end_time_ is not null from act_hi_procinst where proc_inst_id_ = ?",
+                Boolean.class, process)).isEqualTo(!"ACTIVE".equals(bindingStatus));
+        assertThat(db.workflow().queryForList("select task_def_key_ from act_ru_task where proc_inst_id_ = ? order by task_def_key_",
+                String.class, process)).isEqualTo(openSteps);
+    }
+
+    private String registeredType() {
+        String type = "DECLARED_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8).toUpperCase(Locale.ROOT);
+        Api.Response registered = api.post("erin", "/api/business-types", """
+                {"key": "%s", "name": "Payment release", "routableFields": ["amount"], "publishes": false,
+                 "schema": {"type": "object", "required": ["amount"], "properties": {"amount": {"type": "number"}}}}"""
+                .formatted(type));
+        assertThat(registered.status()).as(registered.toString()).isEqualTo(201);
+        return type;
+    }
+
+    private long create(String type, int amount) {
+        Api.Response created = api.post("alice", "/api/applications",
+                "{\"type\": \"%s\", \"title\": \"Release payment\", \"fields\": {\"amount\": %d}}".formatted(type, amount));
+        assertThat(created.status()).as(created.toString()).isEqualTo(201);
+        return created.json().get("id").asLong();
+    }
+
+    private String submit(long id) {
+        Api.Response submitted = api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key());
+        assertThat(submitted.status()).as(submitted.toString()).isEqualTo(200);
+        return submitted.json().get("processInstanceId").asString();
+    }
+
+    private void complete(String user, String process, String step, String decision) {
+        Api.Response response = ApiFlows.complete(api, user, ApiFlows.openTaskId(db, process, step), decision);
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = DeclarativeFlowTest.class.getResourceAsStream(name)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A body in another media type than Api's JSON. */
+    private HttpResponse<String> upload(String user, String type, String contentType, String body) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/api/business-types/" + type + "/definitions"))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", contentType)
+                .header("Accept", "application/json, application/problem+json")
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + Api.DEMO_PASSWORD)
+                        .getBytes(StandardCharsets.UTF_8))).build();
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
