@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -22,6 +23,22 @@ class ApiErrorsTest {
     void malformedJsonIs400() {
         Api.Response response = api.post("alice", "/api/applications", "{\"title\": ");
         assertProblem(response, 400, "MALFORMED_REQUEST");
+    }
+
+    /**
+     * The YAML library is on the class path for declarative flows, which read their own body: no other endpoint reads or
+     * writes YAML, not even one that names no media type (Spring registers a YAML converter once the library is there;
+     * {@code InputHygieneConfiguration} takes it out again: without that, this run was started, 202).
+     */
+    @Test
+    void noEndpointButTheDefinitionUploadReadsOrWritesYaml() {
+        Integer runsBefore = db.business().queryForObject("select count(*) from reconciliation_run", Integer.class);
+        Api.Response yaml = api.postDocument("erin", "/api/admin/reconciliation/runs", "application/yaml",
+                "kind: INCREMENTAL\n".getBytes(StandardCharsets.UTF_8));
+        assertThat(yaml.status()).as(yaml.toString()).isEqualTo(415);
+        assertThat(yaml.contentType()).startsWith("application/problem+json");
+        assertThat(db.business().queryForObject("select count(*) from reconciliation_run", Integer.class)).isEqualTo(runsBefore);
+        assertThat(api.get("audrey", "/api/business-types", "application/yaml").status()).isEqualTo(406);
     }
 
     @Test

@@ -46,6 +46,12 @@ public final class ApiFlows {
         return api.post(user, "/api/tasks/" + taskId + "/complete", "{\"decision\":\"" + decision + "\"}", key());
     }
 
+    /** Decides the run's open task of {@code step} as {@code user} and expects it to be accepted. */
+    public static void decideStep(Api api, TestDatabases db, String user, String processInstanceId, String step, String decision) {
+        Api.Response response = complete(api, user, openTaskId(db, processInstanceId, step), decision);
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+    }
+
     /** Runs both requests at the same moment on two real threads and returns both responses. */
     public static List<Api.Response> race(Callable<Api.Response> one, Callable<Api.Response> other) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(2);

@@ -10,19 +10,13 @@ import dev.lockstep.support.TestDatabases;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A declarative flow (issue 30) over real HTTP: proposed as JSON or YAML by one admin, compiled to BPMN, approved by
@@ -47,7 +41,6 @@ class DeclarativeFlowTest {
     @Autowired
     TestDatabases db;
 
-    final HttpClient http = HttpClient.newHttpClient();
 
     @Test
     void aJsonFlowProposedAndApprovedOverHttpRunsItsParallelBlockToApprovedAndARejectionInABranchToRejected() {
@@ -69,30 +62,30 @@ class DeclarativeFlowTest {
         assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
 
         long large = create(type, 50000);
-        String largeRun = submit(large);
+        String largeRun = ApiFlows.submit(api, large);
         assertAgree(large, largeRun, "APPROVING", "ACTIVE", List.of("managerApproval"));
-        complete("bob", largeRun, "managerApproval", "APPROVE");
+        ApiFlows.decideStep(api, db, "bob", largeRun, "managerApproval", "APPROVE");
         assertAgree(large, largeRun, "APPROVING", "ACTIVE", List.of("financeReview", "legalReview"));
-        complete("carol", largeRun, "legalReview", "APPROVE");
+        ApiFlows.decideStep(api, db, "carol", largeRun, "legalReview", "APPROVE");
         assertAgree(large, largeRun, "APPROVING", "ACTIVE", List.of("financeReview"));
-        complete("dave", largeRun, "financeReview", "APPROVE");
+        ApiFlows.decideStep(api, db, "dave", largeRun, "financeReview", "APPROVE");
         assertAgree(large, largeRun, "APPROVING", "ACTIVE", List.of("finalApproval"));
         // finalApproval declared managerApproval alone: the review block, also earlier on its path, is not offered
         Api.Response targets = api.get("frank", "/api/tasks/" + ApiFlows.openTaskId(db, largeRun, "finalApproval") + "/return-targets");
         assertThat(targets.status()).as(targets.toString()).isEqualTo(200);
         assertThat(targets.json().get("targets")).extracting(target -> target.get("id").asString()).containsExactly("managerApproval");
-        complete("frank", largeRun, "finalApproval", "APPROVE");
+        ApiFlows.decideStep(api, db, "frank", largeRun, "finalApproval", "APPROVE");
         assertAgree(large, largeRun, "APPROVED", "APPROVED", List.of());
 
         long small = create(type, 500);
-        String smallRun = submit(small);
-        complete("bob", smallRun, "managerApproval", "APPROVE");
+        String smallRun = ApiFlows.submit(api, small);
+        ApiFlows.decideStep(api, db, "bob", smallRun, "managerApproval", "APPROVE");
         assertAgree(small, smallRun, "APPROVING", "ACTIVE", List.of("finalApproval"));
 
         long refused = create(type, 50000);
-        String refusedRun = submit(refused);
-        complete("bob", refusedRun, "managerApproval", "APPROVE");
-        complete("carol", refusedRun, "legalReview", "REJECT");
+        String refusedRun = ApiFlows.submit(api, refused);
+        ApiFlows.decideStep(api, db, "bob", refusedRun, "managerApproval", "APPROVE");
+        ApiFlows.decideStep(api, db, "carol", refusedRun, "legalReview", "REJECT");
         // the terminate end took finance's open task with it
         assertAgree(refused, refusedRun, "REJECTED", "REJECTED", List.of());
         assertThat(db.workflow().queryForObject("select end_act_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
@@ -103,23 +96,23 @@ class DeclarativeFlowTest {
     void aYamlFlowIsKeptAsUploadedAndABrokenFlowIs422NamingItsMembersAndStoresNothing() {
         String type = registeredType();
 
-        HttpResponse<String> yaml = upload("erin", type, "application/yaml", YAML_FLOW);
-        HttpResponse<String> broken = upload("erin", type, "application/json",
+        Api.Response yaml = upload("erin", type, "application/yaml", YAML_FLOW);
+        Api.Response broken = upload("erin", type, "application/json",
                 "{\"name\": \"x\", \"steps\": [{\"id\": \"a\", \"candidateGroups\": [\"managers\"]}, {\"id\": \"a\", \"returnTo\": \"a\"}]}");
-        HttpResponse<String> unchecked = upload("erin", type, "application/json",
+        Api.Response unchecked = upload("erin", type, "application/json",
                 "{\"steps\": [{\"id\": \"a\", \"candidateGroups\": [\"nobody\"], \"returnTo\": [\"b\"]}]}");
 
-        assertThat(yaml.statusCode()).as(yaml.body()).isEqualTo(201);
+        assertThat(yaml.status()).as(yaml.toString()).isEqualTo(201);
         Api.Response source = api.get("audrey", "/api/business-types/" + type + "/definitions/1/source", "application/yaml");
         assertThat(source.contentType()).startsWith("application/yaml");
         assertThat(source.body()).isEqualTo(YAML_FLOW);
-        assertThat(broken.statusCode()).as(broken.body()).isEqualTo(422);
-        JsonNode problems = JsonMapper.shared().readTree(broken.body());
+        assertThat(broken.status()).as(broken.toString()).isEqualTo(422);
+        JsonNode problems = broken.json();
         assertThat(problems.get("code").asString()).isEqualTo("DEFINITION_INVALID");
         assertThat(problems.get("problems")).extracting(p -> p.get("elementId").asString(), p -> p.get("code").asString())
                 .containsExactlyInAnyOrder(tuple("/steps/1/id", "STEP_ID_DUPLICATE"));
-        assertThat(unchecked.statusCode()).as(unchecked.body()).isEqualTo(422);
-        assertThat(JsonMapper.shared().readTree(unchecked.body()).get("problems")).extracting(p -> p.get("elementId").asString(), p -> p.get("code").asString())
+        assertThat(unchecked.status()).as(unchecked.toString()).isEqualTo(422);
+        assertThat(unchecked.json().get("problems")).extracting(p -> p.get("elementId").asString(), p -> p.get("code").asString())
                 .containsExactlyInAnyOrder(tuple("a", "UNKNOWN_GROUP"));
         assertThat(db.business().queryForList("select version from definition_version where type_key = ?", Integer.class, type))
                 .containsExactly(1);
@@ -154,16 +147,7 @@ class DeclarativeFlowTest {
         return created.json().get("id").asLong();
     }
 
-    private String submit(long id) {
-        Api.Response submitted = api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key());
-        assertThat(submitted.status()).as(submitted.toString()).isEqualTo(200);
-        return submitted.json().get("processInstanceId").asString();
-    }
 
-    private void complete(String user, String process, String step, String decision) {
-        Api.Response response = ApiFlows.complete(api, user, ApiFlows.openTaskId(db, process, step), decision);
-        assertThat(response.status()).as(response.toString()).isEqualTo(200);
-    }
 
     private static String resource(String name) {
         try (InputStream in = DeclarativeFlowTest.class.getResourceAsStream(name)) {
@@ -173,20 +157,7 @@ class DeclarativeFlowTest {
         }
     }
 
-    /** A body in another media type than Api's JSON. */
-    private HttpResponse<String> upload(String user, String type, String contentType, String body) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/api/business-types/" + type + "/definitions"))
-                .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", contentType)
-                .header("Accept", "application/json, application/problem+json")
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + Api.DEMO_PASSWORD)
-                        .getBytes(StandardCharsets.UTF_8))).build();
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+    private Api.Response upload(String user, String type, String contentType, String body) {
+        return api.postDocument(user, "/api/business-types/" + type + "/definitions", contentType, body.getBytes(StandardCharsets.UTF_8));
     }
 }

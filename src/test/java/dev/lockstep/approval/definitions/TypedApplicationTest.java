@@ -38,7 +38,7 @@ class TypedApplicationTest {
     void aLargePaymentRunsThroughManagerLegalAndFinanceInParallelAndFinalApprovalToApproved() {
         String type = activeType();
         long id = create(type, "{\"amount\": 50000, \"currency\": \"EUR\"}");
-        String process = submit(id);
+        String process = ApiFlows.submit(api, id);
         String engineDefinition = engineDefinitionId(type, 1);
 
         assertThat(db.business().queryForMap("select business_type, fields, definition_version, process_definition_id, asset_id"
@@ -53,16 +53,16 @@ class TypedApplicationTest {
         assertThat(view.json().get("definitionVersion").asInt()).isEqualTo(1);
         assertThat(view.json().get("fields").get("currency").asString()).isEqualTo("EUR");
 
-        complete("bob", process, "managerApproval", "APPROVE");
+        ApiFlows.decideStep(api, db, "bob", process, "managerApproval", "APPROVE");
         assertAgree(id, process, "APPROVING", "ACTIVE", List.of("financeReview", "legalReview"));
-        complete("carol", process, "legalReview", "APPROVE");
+        ApiFlows.decideStep(api, db, "carol", process, "legalReview", "APPROVE");
         assertAgree(id, process, "APPROVING", "ACTIVE", List.of("financeReview"));
-        complete("dave", process, "financeReview", "APPROVE");
+        ApiFlows.decideStep(api, db, "dave", process, "financeReview", "APPROVE");
         assertAgree(id, process, "APPROVING", "ACTIVE", List.of("finalApproval"));
         // counted around the final decision: other test classes insert outbox rows with made-up aggregate ids
         String outboxOfThisId = "select count(*) from outbox_event where aggregate_id = ?";
         int eventsBefore = db.business().queryForObject(outboxOfThisId, Integer.class, Long.toString(id));
-        complete("frank", process, "finalApproval", "APPROVE");
+        ApiFlows.decideStep(api, db, "frank", process, "finalApproval", "APPROVE");
 
         assertAgree(id, process, "APPROVED", "APPROVED", List.of());
         assertThat(db.business().queryForObject("select publish_status from application where id = ?", String.class, id))
@@ -77,9 +77,9 @@ class TypedApplicationTest {
     void aPaymentRejectedAtTheManagerStepIsRejectedInBothDatabases() {
         String type = activeType();
         long id = create(type, "{\"amount\": 50000, \"currency\": \"EUR\"}");
-        String process = submit(id);
+        String process = ApiFlows.submit(api, id);
 
-        complete("bob", process, "managerApproval", "REJECT");
+        ApiFlows.decideStep(api, db, "bob", process, "managerApproval", "REJECT");
 
         assertAgree(id, process, "REJECTED", "REJECTED", List.of());
     }
@@ -88,8 +88,8 @@ class TypedApplicationTest {
     void onATypedApplicationWhoDecidedOneStepIsHandedNoOtherAsItHasNoRiskLevelToRelaxTheRule() {
         String type = activeType();
         long id = create(type, "{\"amount\": 50000, \"currency\": \"EUR\"}");
-        String process = submit(id);
-        complete("bob", process, "managerApproval", "APPROVE");
+        String process = ApiFlows.submit(api, id);
+        ApiFlows.decideStep(api, db, "bob", process, "managerApproval", "APPROVE");
         String legal = ApiFlows.openTaskId(db, process, "legalReview");
 
         Api.Response transfer = api.post("carol", "/api/tasks/" + legal + "/transfer", "{\"userId\": \"bob\"}", ApiFlows.key());
@@ -140,12 +140,12 @@ class TypedApplicationTest {
     void aRunningApplicationFinishesOnItsVersionWhileANewOneStartsOnTheNewlyActivatedVersion() {
         String type = activeType();
         long first = create(type, "{\"amount\": 500, \"currency\": \"EUR\"}");
-        String firstProcess = submit(first);
-        complete("bob", firstProcess, "managerApproval", "APPROVE");
+        String firstProcess = ApiFlows.submit(api, first);
+        ApiFlows.decideStep(api, db, "bob", firstProcess, "managerApproval", "APPROVE");
 
         deployAndActivate(type, 2);
         long second = create(type, "{\"amount\": 500, \"currency\": \"EUR\"}");
-        String secondProcess = submit(second);
+        String secondProcess = ApiFlows.submit(api, second);
 
         String v1 = engineDefinitionId(type, 1);
         String v2 = engineDefinitionId(type, 2);
@@ -155,7 +155,7 @@ class TypedApplicationTest {
         assertThat(db.business().queryForObject("select definition_version from application where id = ?", Integer.class, second))
                 .isEqualTo(2);
         assertAgree(first, firstProcess, "APPROVING", "ACTIVE", List.of("finalApproval"));
-        complete("frank", firstProcess, "finalApproval", "APPROVE");
+        ApiFlows.decideStep(api, db, "frank", firstProcess, "finalApproval", "APPROVE");
 
         assertAgree(first, firstProcess, "APPROVED", "APPROVED", List.of());
         assertThat(db.workflow().queryForObject("select proc_def_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
@@ -177,7 +177,7 @@ class TypedApplicationTest {
                 .replace("\"managers\"", "\"directors\"").getBytes(StandardCharsets.UTF_8));
         assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
         assertThat(api.post("grace", "/api/business-types/" + type + "/definitions/2/approve", null).status()).isEqualTo(200);
-        String onV2 = submit(create(type, "{\"amount\": 5, \"currency\": \"EUR\"}"));
+        String onV2 = ApiFlows.submit(api, create(type, "{\"amount\": 5, \"currency\": \"EUR\"}"));
         assertThat(ApiFlows.openTaskId(db, onV2, "teamLeadApproval")).isNotNull();
 
         Api.Response reproposed = api.post("erin", "/api/business-types/" + type + "/definitions/1/activation", null);
@@ -185,7 +185,7 @@ class TypedApplicationTest {
         Api.Response reactivated = api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null);
         assertThat(reactivated.status()).as(reactivated.toString()).isEqualTo(200);
         long id = create(type, "{\"amount\": 5, \"currency\": \"EUR\"}");
-        String process = submit(id);
+        String process = ApiFlows.submit(api, id);
 
         String v1 = engineDefinitionId(type, 1);
         assertThat(db.business().queryForList("select state from definition_version where type_key = ? order by version",
@@ -269,16 +269,7 @@ class TypedApplicationTest {
         return "{\"type\": \"%s\", \"title\": \"%s\", \"fields\": %s}".formatted(type, title, fields);
     }
 
-    private String submit(long id) {
-        Api.Response submitted = api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key());
-        assertThat(submitted.status()).as(submitted.toString()).isEqualTo(200);
-        return submitted.json().get("processInstanceId").asString();
-    }
 
-    private void complete(String user, String process, String step, String decision) {
-        Api.Response response = ApiFlows.complete(api, user, ApiFlows.openTaskId(db, process, step), decision);
-        assertThat(response.status()).as(response.toString()).isEqualTo(200);
-    }
 
     private String engineDefinitionId(String type, int version) {
         return db.business().queryForObject("select engine_definition_id from definition_version where type_key = ? and version = ?",
