@@ -84,6 +84,7 @@ class ApiErrorsTest {
         assertProblem(api.post("bob", "/api/tasks/no-such-task/complete", "{\"decision\":\"APPROVE\"}",
                 UUID.randomUUID().toString()), 404, "TASK_NOT_FOUND");
         assertProblem(api.post("bob", "/api/tasks/no-such-task/claim", null), 404, "TASK_NOT_FOUND");
+        assertProblem(api.post("bob", "/api/tasks/no-such-task/unclaim", null), 404, "TASK_NOT_FOUND");
     }
 
     @Test

@@ -1,14 +1,17 @@
 package dev.lockstep.approval.decision;
 
 import dev.lockstep.approval.ApplicationView;
+import dev.lockstep.approval.todo.TaskView;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.transactions.usecase.Target;
 import dev.lockstep.transactions.usecase.UseCase;
+import dev.lockstep.transactions.usecase.UseCaseCall;
 import dev.lockstep.transactions.usecase.UseCaseResult;
 import dev.lockstep.transactions.usecase.UseCaseTransaction;
 import dev.lockstep.transactions.workflow.ReturnTarget;
 import jakarta.validation.Valid;
 import java.util.List;
+import java.util.function.BiFunction;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -18,7 +21,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Approvers' decisions on a task: claim, approve or reject, return to an earlier step. The lists are in the todo package. */
+/** Approvers' decisions on a task: claim or unclaim, approve or reject, return to an earlier step. The lists are in the todo package. */
 @RestController
 @RequestMapping(path = "/api/tasks", produces = "application/json")
 public class TaskDecisionController {
@@ -33,9 +36,20 @@ public class TaskDecisionController {
 
     @PostMapping("/{taskId}/claim")
     public ResponseEntity<String> claim(@PathVariable String taskId) {
-        return useCases.run(UseCase.CLAIM, Target.task(taskId), null, null, call -> {
-            var task = decisions.claim(taskId, call);
-            return UseCaseResult.ok(task, task.processInstanceId(), UseCase.CLAIM.commandType());
+        return taskInHand(UseCase.CLAIM, taskId, decisions::claim);
+    }
+
+    /** Gives a claimed task back to its candidate groups. */
+    @PostMapping("/{taskId}/unclaim")
+    public ResponseEntity<String> unclaim(@PathVariable String taskId) {
+        return taskInHand(UseCase.UNCLAIM, taskId, decisions::unclaim);
+    }
+
+    /** Claim and unclaim: no body and no Idempotency-Key (a repeat changes nothing); the answer is the task as projected. */
+    private ResponseEntity<String> taskInHand(UseCase useCase, String taskId, BiFunction<String, UseCaseCall, TaskView> command) {
+        return useCases.run(useCase, Target.task(taskId), null, null, call -> {
+            TaskView task = command.apply(taskId, call);
+            return UseCaseResult.ok(task, task.processInstanceId(), useCase.commandType());
         });
     }
 

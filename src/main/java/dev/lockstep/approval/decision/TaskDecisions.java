@@ -27,8 +27,8 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * The approvers' decisions on a task: claim it, approve or reject it, or return the application to
- * an earlier step. Each runs inside its use case's XA transaction: the engine changes the task and
+ * The approvers' decisions on a task: claim it or give it back (unclaim), approve or reject it, or return the
+ * application to an earlier step. Each runs inside its use case's XA transaction: the engine changes the task and
  * moves the process (its listeners update the todo projection), the approval record is written and
  * the application follows the process, all committed together.
  */
@@ -59,8 +59,41 @@ public class TaskDecisions {
         if (held.task().assignee() == null) {
             process.claim(taskId, call.caller().id());
         }
+        return refreshed(held);
+    }
+
+    /**
+     * Gives a claimed task back to its candidate groups: only its assignee may, and not while it is delegated (the
+     * delegation is answered to its owner and its delegate alike) nor a countersign task, which the multi-instance
+     * assigned to one signer and no group could take.
+     */
+    public TaskView unclaim(String taskId, UseCaseCall call) {
+        Caller caller = call.caller();
+        HeldTask held = running.hold(taskId, caller);
+        call.actsOn(held.application().getId());
+        OpenTask task = held.task();
+        if (task.delegated() && (caller.id().equals(task.owner()) || caller.id().equals(task.assignee()))) {
+            refuseDelegated(task);
+        }
+        if (!caller.id().equals(task.assignee())) {
+            throw task.assignee() == null && task.isCandidate(caller.groups())
+                    ? ApiException.conflict("TASK_NOT_CLAIMED", "Task " + taskId + " is not claimed; there is nothing to unclaim.")
+                    : ApiException.forbidden("NOT_THE_ASSIGNEE", "Task " + taskId + " is not assigned to you.");
+        }
+        if (ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey())) {
+            throw ApiException.conflict("COUNTERSIGN_TASK_NOT_UNCLAIMABLE", "Task " + taskId
+                    + " is your countersign vote; it belongs to no group. Transfer it, or ask an administrator to remove you as a signer.");
+        }
+        process.unclaim(taskId);
+        log.info("{} unclaimed task {} ({}) of application {}", caller.id(), taskId, task.taskDefinitionKey(),
+                held.application().getId());
+        return refreshed(held);
+    }
+
+    /** The end-of-command refresh of the held task's run, and the task as projected now. */
+    private TaskView refreshed(HeldTask held) {
         running.refreshTaskViews(held.application().getId(), held.task().processInstanceId(), clock.instant());
-        return projection.find(taskId).orElseThrow();
+        return projection.find(held.task().id()).orElseThrow();
     }
 
     /** Decides a task; if that ends the process, the application takes the process's explicit outcome. */

@@ -17,6 +17,7 @@ public enum UseCase {
     WITHDRAW(Key.OPTIONAL),
     TERMINATE(Key.OPTIONAL),
     CLAIM(Key.NONE),
+    UNCLAIM(Key.NONE),
     COMPLETE(Key.REQUIRED),
     RETURN(Key.REQUIRED),
     DELEGATE(Key.REQUIRED),
@@ -29,7 +30,10 @@ public enum UseCase {
     PROPOSE_DEFINITION(Key.OPTIONAL),
     DECIDE_DEFINITION(Key.OPTIONAL);
 
-    /** Whether the use case takes an Idempotency-Key: it must, it may, or it needs none (claiming is idempotent by itself). */
+    /**
+     * Whether the use case takes an Idempotency-Key: it must, it may, or it needs none (claiming and unclaiming are
+     * idempotent by themselves: a repeat finds the task already in the state asked for and changes nothing).
+     */
     enum Key {
         REQUIRED, OPTIONAL, NONE
     }

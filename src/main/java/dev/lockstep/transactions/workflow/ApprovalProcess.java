@@ -119,6 +119,11 @@ public class ApprovalProcess {
         tasks.claim(taskId, userId);
     }
 
+    /** The task goes back to its candidate groups: no assignee, no claim time. */
+    public void unclaim(String taskId) {
+        tasks.unclaim(taskId);
+    }
+
     /** 委派: the delegate works on the task, the caller stays its owner and gets it back on resolve. */
     public void delegate(String taskId, String userId) {
         tasks.delegateTask(taskId, userId);
