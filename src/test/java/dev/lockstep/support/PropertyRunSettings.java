@@ -33,6 +33,16 @@ public abstract class PropertyRunSettings implements AroundPropertyHook {
         context.attributes().setSeed(seed);
         context.attributes().setTries(tries);
         System.out.printf("%s: %d tries, seed %s (repeat with -D%s.seed=%s)%n", title, tries, seed, prefix, seed);
-        return property.execute();
+        beforeRun();
+        return afterRun(property.execute(), tries);
+    }
+
+    /** Called before the first try, e.g. to reset what the property counts. */
+    protected void beforeRun() {
+    }
+
+    /** The run's result as reported; a property may fail a run that passed but did not exercise what it is for. */
+    protected PropertyExecutionResult afterRun(PropertyExecutionResult result, int tries) {
+        return result;
     }
 }
