@@ -17,6 +17,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -199,6 +201,53 @@ class StepDeadlinesTest {
         assertThat(management.createTimerJobQuery().processInstanceId(lowRun).list())
                 .extracting(job -> ((org.activiti.engine.impl.persistence.entity.TimerJobEntity) job).getJobHandlerConfiguration())
                 .anySatisfy(configuration -> assertThat(configuration).contains("managerApprovalRemind"));
+    }
+
+    /**
+     * A declarative flow's {@code deadline} (issue 30) is the built-in final deadline's action on the compiled timer's
+     * flow: its firing rejects the application in the timer job's XA transaction, as the built-in one does.
+     */
+    @Test
+    void theDeadlineOfADeclarativeFlowRejectsTheApplicationInTheFiringsTransaction() throws Exception {
+        String type = "DEADLINE_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8).toUpperCase(Locale.ROOT);
+        Api.Response registered = api.post("erin", "/api/business-types", """
+                {"key": "%s", "name": "Payment release", "routableFields": ["amount"], "publishes": false,
+                 "schema": {"type": "object", "properties": {"amount": {"type": "number"}}}}""".formatted(type));
+        assertThat(registered.status()).as(registered.toString()).isEqualTo(201);
+        Api.Response proposed = api.post("erin", "/api/business-types/" + type + "/definitions", """
+                {"name": "Quick release", "steps": [
+                  {"id": "release", "name": "Release", "candidateGroups": ["managers"], "deadline": "P1D"},
+                  {"id": "confirm", "name": "Confirm", "candidateGroups": ["finance"]}]}""");
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        Api.Response approved = api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null);
+        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
+        Api.Response created = api.post("alice", "/api/applications",
+                "{\"type\": \"%s\", \"title\": \"Release payment\", \"fields\": {\"amount\": 700}}".formatted(type));
+        assertThat(created.status()).as(created.toString()).isEqualTo(201);
+        long id = created.json().get("id").asLong();
+        String processInstanceId = submit(api, id);
+        String task = openTaskId(db, processInstanceId, "release");
+
+        advanceEngineClock(Duration.ofDays(1).plusMinutes(1));
+
+        awaitEvent(id, "OVERDUE_REJECTED");
+        assertThat(status(id)).isEqualTo("REJECTED");
+        assertThat(db.business().queryForMap("select binding_status, ended_at is not null as ended from business_process_binding"
+                + " where process_instance_id = ?", processInstanceId)).containsEntry("binding_status", "REJECTED").containsEntry("ended", true);
+        assertThat(db.business().queryForMap("select actor_id, reason from application_event where application_id = ? and kind = ?",
+                id, "OVERDUE_REJECTED")).containsEntry("actor_id", "deadline")
+                .containsEntry("reason", "Release passed its final deadline: the application was rejected");
+        assertThat(db.business().queryForObject("select state from task_projection where task_id = ?", String.class, task))
+                .isEqualTo("CANCELED");
+        assertThat(db.workflow().queryForObject("select count(*) from act_ru_execution where proc_inst_id_ = ?", Integer.class,
+                processInstanceId)).isZero();
+        assertThat(db.workflow().queryForObject("select end_act_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
+                processInstanceId)).isEqualTo("flow-rejected");
+        assertThat(notifications(id)).singleElement().satisfies(payload -> assertThat(payload)
+                .contains("\"kind\":\"OVERDUE_REJECTED\"").contains("\"step\":\"release\""));
+        assertConsistent();
+        assertThat(db.business().queryForObject("select count(*) from pg_prepared_xacts", Integer.class)).isZero();
+        assertThat(db.workflow().queryForObject("select count(*) from pg_prepared_xacts", Integer.class)).isZero();
     }
 
     /**

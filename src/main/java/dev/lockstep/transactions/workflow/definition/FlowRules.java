@@ -38,6 +38,8 @@ import org.activiti.bpmn.model.UserTask;
 final class FlowRules {
 
     static final Set<String> OUTCOMES = Set.of("APPROVED", "REJECTED", "RETURNED");
+    /** The outcomes a deadline may end a run with, as the built-in final deadlines do: never an approval. */
+    static final Set<String> DEADLINE_OUTCOMES = Set.of("REJECTED", "RETURNED");
     /** The countersign task's id the product's countersign commands look for (CountersignStep in transactions.workflow). */
     static final String COUNTERSIGN_ID = "countersign";
 
@@ -61,6 +63,7 @@ final class FlowRules {
         }
         if (check.problems.isEmpty()) {
             check.declaredReturns();
+            check.deadlinePaths();
         }
         return List.copyOf(check.problems);
     }
@@ -100,7 +103,7 @@ final class FlowRules {
     }
 
     private void condition(SequenceFlow flow) {
-        if (flow.getConditionExpression() != null && !flow.getConditionExpression().isBlank()) {
+        if (hasCondition(flow)) {
             problems.addAll(ConditionExpressions.check(flow.getId(), flow.getConditionExpression(), rules.routableFields()));
         }
     }
@@ -149,6 +152,10 @@ final class FlowRules {
             notSupported(boundary, "boundary event other than a timer on a user task");
             return;
         }
+        if (!boundary.isCancelActivity()) {
+            problems.add(new DefinitionProblem(boundary.getId(), "TIMER_NOT_INTERRUPTING", "a deadline timer interrupts its step"
+                    + " (cancelActivity=\"true\"): reminders and escalations are the built-in step-deadline policy's, not an upload's"));
+        }
         TimerEventDefinition definition = (TimerEventDefinition) boundary.getEventDefinitions().get(0);
         if (definition.getTimeDuration() == null || !isIsoDuration(definition.getTimeDuration().strip())) {
             problems.add(new DefinitionProblem(boundary.getId(), "TIMER_DURATION_INVALID",
@@ -177,7 +184,7 @@ final class FlowRules {
                 .filter(gateway -> gateway.getOutgoingFlows().size() > 1)
                 .flatMap(gateway -> gateway.getOutgoingFlows().stream()
                         .filter(flow -> !flow.getId().equals(gateway.getDefaultFlow()))
-                        .filter(flow -> flow.getConditionExpression() == null || flow.getConditionExpression().isBlank()))
+                        .filter(flow -> !hasCondition(flow)))
                 .forEach(flow -> problems.add(new DefinitionProblem(flow.getId(), "GATEWAY_FLOW_WITHOUT_CONDITION",
                         "a flow out of a choice between several ways has a condition unless it is the gateway's default")));
 
@@ -235,6 +242,33 @@ final class FlowRules {
                 }
             }
         }
+    }
+
+    /**
+     * A deadline ends the application as the built-in final deadline does (DeployableBpmn adds that action to its flow):
+     * its one flow leads straight to an end event recording REJECTED or RETURNED. A step inside a parallel section
+     * needs a terminate end there, or the other branches' tasks would run on after the application has ended.
+     */
+    private void deadlinePaths() {
+        ReturnTargets sections = new ReturnTargets(process);
+        for (FlowNode node : nodes.values()) {
+            if (!(node instanceof BoundaryEvent timer)) {
+                continue;
+            }
+            FlowNode target = timer.getOutgoingFlows().size() == 1 && !hasCondition(timer.getOutgoingFlows().get(0))
+                    ? nodes.get(timer.getOutgoingFlows().get(0).getTargetRef()) : null;
+            if (!(target instanceof EndEvent end) || !DEADLINE_OUTCOMES.contains(marks.outcome(end.getId()))) {
+                problems.add(new DefinitionProblem(timer.getId(), "TIMER_PATH_INVALID", "a deadline timer has one flow, without"
+                        + " a condition, straight to an end event whose lockstep:outcome is REJECTED or RETURNED"));
+            } else if (!isTerminate(end) && sections.entryOf(timer.getAttachedToRef()) != timer.getAttachedToRef()) {
+                problems.add(new DefinitionProblem(timer.getId(), "TIMER_PATH_INVALID", "the step runs in a parallel section:"
+                        + " its deadline's end event is a terminate end, so the other branches end with the application"));
+            }
+        }
+    }
+
+    private static boolean hasCondition(SequenceFlow flow) {
+        return flow.getConditionExpression() != null && !flow.getConditionExpression().isBlank();
     }
 
     private List<FlowNode> targets(FlowNode node) {

@@ -223,6 +223,70 @@ class BpmnDefinitionsTest {
     }
 
     @Test
+    void aDeadlineEndsTheRunRejectedOrReturnedAndNeverOnlyRemindsOrApproves() {
+        String timer = """
+                <boundaryEvent id="late" attachedToRef="step"%s><timerEventDefinition><timeDuration>P2D</timeDuration></timerEventDefinition></boundaryEvent>
+                <sequenceFlow id="expired" sourceRef="late" targetRef="%s"/>
+                """;
+        String rejected = "<endEvent id=\"rejected\" lockstep:outcome=\"REJECTED\"/>";
+        String chase = rejected + "<userTask id=\"chase\" activiti:candidateGroups=\"managers\"/>"
+                + "<sequenceFlow id=\"chased\" sourceRef=\"chase\" targetRef=\"rejected\"/>";
+        assertThat(refused(process(plainStep(), timer.formatted(" cancelActivity=\"false\"", "rejected") + rejected)))
+                .extracting(DefinitionProblem::elementId, DefinitionProblem::code)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("late", "TIMER_NOT_INTERRUPTING"));
+        for (String xml : List.of(process(plainStep(), timer.formatted("", "approved")), process(plainStep(), timer.formatted("", "chase") + chase))) {
+            assertThat(refused(xml)).extracting(DefinitionProblem::elementId, DefinitionProblem::code)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("late", "TIMER_PATH_INVALID"));
+        }
+        accepted(process(plainStep(), timer.formatted("", "rejected") + rejected).getBytes(StandardCharsets.UTF_8), "k");
+    }
+
+    @Test
+    void aDeadlineInAParallelSectionEndsAtATerminateEnd() {
+        String xml = process(plainStep(), """
+                <parallelGateway id="fork"/>
+                <parallelGateway id="join"/>
+                <userTask id="side" activiti:candidateGroups="legal"/>
+                <sequenceFlow id="toSide" sourceRef="fork" targetRef="side"/>
+                <sequenceFlow id="sideDone" sourceRef="side" targetRef="join"/>
+                <sequenceFlow id="joined" sourceRef="join" targetRef="approved"/>
+                <boundaryEvent id="late" attachedToRef="side"><timerEventDefinition><timeDuration>P2D</timeDuration></timerEventDefinition></boundaryEvent>
+                <sequenceFlow id="expired" sourceRef="late" targetRef="rejected"/>
+                <endEvent id="rejected" lockstep:outcome="REJECTED"/>
+                """).replace("<sequenceFlow id=\"toStep\" sourceRef=\"start\" targetRef=\"step\"/>", """
+                <sequenceFlow id="toFork" sourceRef="start" targetRef="fork"/>
+                <sequenceFlow id="toStep" sourceRef="fork" targetRef="step"/>
+                """).replace("<sequenceFlow id=\"afterStep\" sourceRef=\"step\" targetRef=\"approved\"/>",
+                "<sequenceFlow id=\"afterStep\" sourceRef=\"step\" targetRef=\"join\"/>");
+        assertThat(refused(xml)).extracting(DefinitionProblem::elementId, DefinitionProblem::code)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("late", "TIMER_PATH_INVALID"));
+        accepted(xml.replace("<endEvent id=\"rejected\" lockstep:outcome=\"REJECTED\"/>",
+                "<endEvent id=\"rejected\" lockstep:outcome=\"REJECTED\"><terminateEventDefinition/></endEvent>")
+                .getBytes(StandardCharsets.UTF_8), "k");
+    }
+
+    @Test
+    void aDeadlineFlowCarriesTheBuiltInFinalDeadlinesActionForItsOutcome() throws IOException {
+        String xml = process("<userTask id=\"it's\" activiti:candidateGroups=\"managers\"/>", """
+                <boundaryEvent id="late" attachedToRef="it's"><timerEventDefinition><timeDuration>P2D</timeDuration></timerEventDefinition></boundaryEvent>
+                <sequenceFlow id="expired" sourceRef="late" targetRef="returned"/>
+                <endEvent id="returned" lockstep:outcome="RETURNED"/>
+                """).replace("\"step\"", "\"it's\"");
+        BpmnModel deployed = deployedModel(accepted(xml.getBytes(StandardCharsets.UTF_8), "k"));
+        assertThat(((org.activiti.bpmn.model.SequenceFlow) deployed.getMainProcess().getFlowElement("expired")).getExecutionListeners())
+                .singleElement().satisfies(l -> {
+                    assertThat(l.getEvent()).isEqualTo("take");
+                    assertThat(l.getImplementation()).isEqualTo("${deadlines.returnToApplicant(execution, 'it\\'s')}");
+                });
+        // the engine's EL parser reads the id back as one string argument: an id cannot end the literal
+        de.odysseus.el.tree.impl.ast.AstNode eval = (de.odysseus.el.tree.impl.ast.AstNode)
+                new de.odysseus.el.tree.impl.Builder(de.odysseus.el.tree.impl.Builder.Feature.METHOD_INVOCATIONS)
+                        .build("${" + DeployableBpmn.elString("x\\'), bean.run('") + "}").getRoot();
+        assertThat(eval.getChild(0)).isInstanceOf(de.odysseus.el.tree.impl.ast.AstString.class);
+        assertThat(((de.odysseus.el.tree.impl.ast.AstString) eval.getChild(0)).eval(null, null)).isEqualTo("x\\'), bean.run('");
+    }
+
+    @Test
     void allProblemsAreCollected() {
         assertThat(refused(process("<userTask id=\"step\" activiti:candidateGroups=\"nobody\"/>",
                 "<callActivity id=\"call\" calledElement=\"x\"/><sequenceFlow id=\"toCall\" sourceRef=\"start\" targetRef=\"call\"/>")))
@@ -297,6 +361,9 @@ class BpmnDefinitionsTest {
             assertThat(l.getEvent()).isEqualTo("start");
             assertThat(l.getImplementation()).isEqualTo("${execution.setVariable('outcome', 'APPROVED')}");
         });
+        assertThat(((org.activiti.bpmn.model.SequenceFlow) deployed.getMainProcess().getFlowElement("finalApprovalExpired"))
+                .getExecutionListeners()).singleElement()
+                .satisfies(l -> assertThat(l.getImplementation()).isEqualTo("${deadlines.reject(execution, 'finalApproval')}"));
         EndEvent rejected = (EndEvent) deployed.getMainProcess().getFlowElement("rejected");
         assertThat(rejected.getExecutionListeners()).singleElement()
                 .satisfies(l -> assertThat(l.getImplementation()).isEqualTo("${execution.setVariable('outcome', 'REJECTED')}"));
