@@ -29,7 +29,7 @@ import org.springframework.transaction.annotation.Transactional;
 /**
  * The approvers' decisions on a task: claim it or give it back (unclaim), approve or reject it, or return the
  * application to an earlier step. Each runs inside its use case's XA transaction: the engine changes the task and
- * moves the process (its listeners update the todo projection), the approval record is written and
+ * moves the process, the todo projection is refreshed from the engine at the end, the approval record is written and
  * the application follows the process, all committed together.
  */
 @Service
