@@ -214,7 +214,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
                 h.service.awaitExit(Duration.ofSeconds(90));
                 s.preparedAfterFault = h.prepared();
                 s.coordinatorLogAfterFault = h.coordinatorLog();
-                h.requireHaltEvidence(s, HALT_RULE, MOMENT, 1);
+                h.requireHaltEvidence(s, HALT_RULE, HaltPoint.AFTER_FIRST_PREPARE.name(), MOMENT, 1);
             } finally {
                 h.disarm(HALT_RULE);
             }
@@ -278,7 +278,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
             h.service.awaitExit(Duration.ofSeconds(90));
             s.preparedAfterFault = h.prepared();
             s.coordinatorLogAfterFault = h.coordinatorLog();
-            h.requireHaltEvidence(s, FIRST_PREPARE_RULE, "after the business prepare of the termination", 1);
+            h.requireHaltEvidence(s, FIRST_PREPARE_RULE, HaltPoint.AFTER_FIRST_PREPARE.name(), "after the business prepare of the termination", 1);
         } finally {
             h.disarm(FIRST_PREPARE_RULE);
         }
@@ -358,7 +358,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         h.service.awaitExit(Duration.ofSeconds(90));
         s.preparedAfterFault = h.prepared();
         s.coordinatorLogAfterFault = h.coordinatorLog();
-        h.requireHaltEvidence(s, HALT_RULE, MOMENT, 1);
+        h.requireHaltEvidence(s, HALT_RULE, HaltPoint.AFTER_FIRST_PREPARE.name(), MOMENT, 1);
         h.disarm(HALT_RULE);
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
         s.preparedAfterRecovery = h.prepared();

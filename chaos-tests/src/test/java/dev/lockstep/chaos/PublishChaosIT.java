@@ -254,6 +254,7 @@ class PublishChaosIT extends ChaosSuite {
         String trace = h.faultTrace();
         List<String> prepared = h.prepared();
         String subject = fault == PublishFault.AFTER_CATALOG_BEFORE_MARK ? "event " + eventId(app) : "application " + app;
+        s.haltPoint = fault.name();
         s.faultFired = trace + "\npg_prepared_xacts at the halt: " + (prepared.isEmpty() ? "none" : String.join("; ", prepared));
         assertThat(trace).as("the CHAOS line of " + fault.rule + " in " + h.service.log()).startsWith("CHAOS halt").contains(subject);
         assertThat(prepared).as("prepared branches at the halt").isEmpty();

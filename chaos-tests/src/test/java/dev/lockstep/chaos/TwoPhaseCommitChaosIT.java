@@ -460,6 +460,7 @@ class TwoPhaseCommitChaosIT extends ChaosSuite {
                 "Every request the clients saw succeed is fully in both databases; every request answered with an error is"
                         + " entirely absent; requests cut off without an answer are all-or-nothing; no duplicate process per"
                         + " lifecycle; no prepared transaction after the recovery window.");
+        s.useCase = "mixed load";
         // decisions logged before the kill must outlive the restart; the restart then presumes abort quickly
         h.ensureService(Timeouts.LONG);
         // a cold JVM answers slowly: one full cycle first, so the kill lands in steady load

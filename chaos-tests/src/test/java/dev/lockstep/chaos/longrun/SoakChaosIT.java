@@ -96,7 +96,8 @@ class SoakChaosIT extends ChaosSuite {
                 "Every request acknowledged (2xx) is in full in the business database (command record and effect), every"
                         + " refused one is absent, no other change and no duplicate; every transaction in doubt at a kill is"
                         + " resolved, nothing prepared after the recovery window; the whole-database invariants hold.");
-        s.useCase = "every use case: create, submit, final decision, join decision, return, countersign vote, withdraw";
+        s.useCase = "every use case";
+        s.note("the clients' use cases: create, submit, final decision, join decision, return, countersign vote, withdraw");
         String repeat = "seed " + seed + " (repeat with -Dchaos.soak.seed=" + seed + ")";
         s.note(repeat);
         ComplianceReport.progress("soak: " + repeat + ", " + length.toMinutes() + " min, " + clients + " clients");

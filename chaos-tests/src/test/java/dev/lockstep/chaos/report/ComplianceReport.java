@@ -2,8 +2,11 @@ package dev.lockstep.chaos.report;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -15,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
@@ -24,10 +28,19 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Writes {@code index.html} and {@code report.json} into the report directory after every
  * scenario, so a suite that dies half-way still leaves the evidence of what ran.
+ *
+ * <p>The suite runs in several failsafe JVMs at once ({@code chaos.forks}), each with its own databases and
+ * service. Each JVM keeps its own scenarios in {@code forks/<run>-<pid>.json}; every write merges the files
+ * of the same Maven run ({@code chaos.runId}) under a file lock into the one report, so the report always
+ * holds every scenario that finished in any JVM.
  */
 public final class ComplianceReport implements TestWatcher {
 
+    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+
     private final Path directory;
+    private final String runId = System.getProperty("chaos.runId", "run-" + ProcessHandle.current().pid());
+    private final Path ownPart;
     private final Map<String, String> versions = new LinkedHashMap<>();
     private final Map<Integer, ScenarioRecord> scenarios = new TreeMap<>();
     private final String startedAt = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
@@ -38,6 +51,7 @@ public final class ComplianceReport implements TestWatcher {
 
     private ComplianceReport(Path directory) {
         this.directory = directory;
+        this.ownPart = directory.resolve("forks").resolve(runId + "-" + ProcessHandle.current().pid() + ".json");
     }
 
     /** One report per directory for the whole suite: every chaos test class adds its scenarios to it. */
@@ -127,29 +141,63 @@ public final class ComplianceReport implements TestWatcher {
         System.out.println("[chaos " + java.time.LocalTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("HH:mm:ss")) + "] " + line);
     }
 
+    /** This JVM's part, then the merged report of every JVM of the run, written while holding the report's lock. */
     private synchronized void write() {
         try {
-            Files.createDirectories(directory);
-            Map<String, Object> json = new LinkedHashMap<>();
-            json.put("title", "Lockstep two-phase commit compliance report");
-            json.put("generatedAt", ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
-            json.put("suiteStartedAt", startedAt);
-            json.put("versions", versions);
-            json.put("summary", Map.of("passed", count("PASS"), "failed", count("FAIL"), "skipped", count("SKIPPED")));
-            json.put("scenarios", scenarios.values());
-            JsonMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-            Files.writeString(directory.resolve("report.json"), mapper.writeValueAsString(json));
-            Files.writeString(directory.resolve("index.html"), html());
+            Files.createDirectories(ownPart.getParent());
+            Files.writeString(ownPart, JSON.writeValueAsString(new Part(startedAt, versions, List.copyOf(scenarios.values()))));
+            try (FileChannel lock = FileChannel.open(directory.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    FileLock held = lock.lock()) {
+                Merged merged = mergeParts();
+                Map<String, Object> json = new LinkedHashMap<>();
+                json.put("title", "Lockstep two-phase commit compliance report");
+                json.put("generatedAt", ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+                json.put("suiteStartedAt", merged.startedAt());
+                json.put("versions", merged.versions());
+                json.put("summary", Map.of("passed", merged.count("PASS"), "failed", merged.count("FAIL"), "skipped", merged.count("SKIPPED")));
+                json.put("scenarios", merged.scenarios().values());
+                Files.writeString(directory.resolve("report.json"), JSON.writeValueAsString(json));
+                Files.writeString(directory.resolve("index.html"), html(merged));
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private long count(String result) {
-        return scenarios.values().stream().filter(s -> s.result.equals(result)).count();
+    /** What one JVM has run so far, as stored in its part file. */
+    record Part(String startedAt, Map<String, String> versions, List<ScenarioRecord> scenarios) {
     }
 
-    private String html() {
+    /** Every JVM's scenarios of this run, by number; the earliest start; the versions any JVM read. */
+    record Merged(String startedAt, Map<String, String> versions, Map<Integer, ScenarioRecord> scenarios) {
+
+        long count(String result) {
+            return scenarios.values().stream().filter(s -> s.result.equals(result)).count();
+        }
+    }
+
+    /** Reads the parts of this run; parts of earlier runs (a build without {@code clean}) are deleted. */
+    private Merged mergeParts() throws IOException {
+        Map<Integer, ScenarioRecord> all = new TreeMap<>();
+        Map<String, String> allVersions = new LinkedHashMap<>();
+        String earliest = startedAt;
+        try (Stream<Path> parts = Files.list(ownPart.getParent())) {
+            for (Path file : parts.sorted().toList()) {
+                if (!file.getFileName().toString().startsWith(runId + "-")) {
+                    Files.deleteIfExists(file);
+                    continue;
+                }
+                Part part = file.equals(ownPart) ? new Part(startedAt, versions, List.copyOf(scenarios.values()))
+                        : JSON.readValue(file.toFile(), Part.class);
+                part.scenarios().forEach(s -> all.put(s.number, s));
+                allVersions.putAll(part.versions());
+                earliest = part.startedAt().compareTo(earliest) < 0 ? part.startedAt() : earliest;
+            }
+        }
+        return new Merged(earliest, allVersions, all);
+    }
+
+    private static String html(Merged merged) {
         StringBuilder h = new StringBuilder();
         h.append("""
                 <!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
@@ -174,13 +222,13 @@ public final class ComplianceReport implements TestWatcher {
                 + " reads both databases with plain SQL.</p>");
         h.append("<table class=\"meta\">");
         h.append(row("Report generated", esc(ZonedDateTime.now(ZoneOffset.UTC).withNano(0).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME))));
-        versions.forEach((k, v) -> h.append(row(esc(k), esc(v))));
-        h.append(row("Result", count("PASS") + " passed, " + count("FAIL") + " failed, " + count("SKIPPED") + " skipped"));
+        merged.versions().forEach((k, v) -> h.append(row(esc(k), esc(v))));
+        h.append(row("Result", merged.count("PASS") + " passed, " + merged.count("FAIL") + " failed, " + merged.count("SKIPPED") + " skipped"));
         h.append("</table>");
 
         h.append("<h2>Summary</h2><table><tr><th>#</th><th>Use case</th><th>Scenario</th><th>Expected outcome</th><th>Observed</th>"
                 + "<th>Time to recovery</th><th>Result</th></tr>");
-        for (ScenarioRecord s : scenarios.values()) {
+        for (ScenarioRecord s : merged.scenarios().values()) {
             h.append("<tr><td>").append(s.number).append("</td><td>").append(esc(s.useCase)).append("</td><td><a href=\"#s")
                     .append(s.number).append("\">")
                     .append(esc(s.title)).append("</a></td><td>").append(esc(s.expectedOutcome)).append("</td><td>")
@@ -189,11 +237,12 @@ public final class ComplianceReport implements TestWatcher {
         }
         h.append("</table>");
 
-        for (ScenarioRecord s : scenarios.values()) {
+        for (ScenarioRecord s : merged.scenarios().values()) {
             h.append("<h2 id=\"s").append(s.number).append("\">").append(s.number).append(". ").append(esc(s.title)).append("</h2><table>");
             h.append(row("Result", "<span class=\"" + s.result.replace(" ", "") + "\">&nbsp;" + s.result + "&nbsp;</span>"
                     + (s.failure == null ? "" : "<pre>" + esc(s.failure) + "</pre>")));
             h.append(row("Use case", esc(s.useCase)));
+            h.append(row("Halt point", s.haltPoint == null ? "<span class=\"muted\">not a halt</span>" : esc(s.haltPoint)));
             h.append(row("Fault point", esc(s.faultPoint)));
             h.append(row("How it is injected", esc(s.injection)));
             h.append(row("Fault fired (evidence)", s.faultFired.isEmpty() ? "<span class=\"muted\">not recorded</span>"

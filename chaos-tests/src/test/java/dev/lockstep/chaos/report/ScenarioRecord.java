@@ -1,5 +1,7 @@
 package dev.lockstep.chaos.report;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,8 +15,13 @@ public final class ScenarioRecord {
     public final String faultPoint;
     public final String injection;
     public final String expectedOutcome;
-    /** The use case the fault interrupted: submit, final decision, join decision, return, countersign vote, withdraw, ... */
+    /** The use case the fault interrupted, from the fixed vocabulary in docs/compliance.md ("Use cases and halt points"). */
     public String useCase = "submit";
+    /**
+     * Where the JVM was halted: a {@code HaltPoint} name for the five two-phase-commit points, the name of a
+     * second-phase or publishing halt otherwise (docs/compliance.md); null when the fault is not a halt.
+     */
+    public String haltPoint;
     /** Machine-checked evidence that the fault hit at the claimed point; empty when none was required or seen. */
     public String faultFired = "";
     public String observedOutcome = "";
@@ -32,7 +39,10 @@ public final class ScenarioRecord {
     public List<String> invariantViolations = new ArrayList<>();
     public final List<String> notes = new ArrayList<>();
 
-    ScenarioRecord(int number, String title, String faultPoint, String injection, String expectedOutcome) {
+    /** Also how a report of another JVM of the same run is read back (ComplianceReport's parts). */
+    @JsonCreator
+    ScenarioRecord(@JsonProperty("number") int number, @JsonProperty("title") String title, @JsonProperty("faultPoint") String faultPoint,
+            @JsonProperty("injection") String injection, @JsonProperty("expectedOutcome") String expectedOutcome) {
         this.number = number;
         this.title = title;
         this.faultPoint = faultPoint;
