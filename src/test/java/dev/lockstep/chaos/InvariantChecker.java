@@ -166,16 +166,17 @@ public final class InvariantChecker {
         checkApplicationEvents(business, apps, instances, violations);
 
         // the todo projection is written in the same transaction as the engine's task changes
-        Map<String, String> engineOpen = pairs(workflow, "select id_, coalesce(assignee_, '-') from act_ru_task");
-        Map<String, String> projectedOpen = pairs(business,
-                "select task_id, coalesce(assignee, '-') from task_projection where state = 'OPEN'");
+        Map<String, String> engineOpen = pairs(workflow, "select id_, coalesce(assignee_, '-') || ', owner ' || coalesce(owner_, '-')"
+                + " || ', delegation ' || coalesce(delegation_, '-') from act_ru_task");
+        Map<String, String> projectedOpen = pairs(business, "select task_id, coalesce(assignee, '-') || ', owner ' || coalesce(owner, '-')"
+                + " || ', delegation ' || coalesce(delegation_state, '-') from task_projection where state = 'OPEN'");
         if (!engineOpen.equals(projectedOpen)) {
             Set<String> differing = new java.util.TreeSet<>(engineOpen.keySet());
             differing.addAll(projectedOpen.keySet());
             differing.removeIf(task -> java.util.Objects.equals(engineOpen.get(task), projectedOpen.get(task)));
             for (String task : differing) {
                 violations.add("task " + task + ": open in the engine with assignee " + engineOpen.get(task)
-                        + ", in the todo projection " + projectedOpen.get(task));
+                        + "; in the todo projection " + projectedOpen.get(task));
             }
         }
         // the action fence: a running process has seen exactly as many actions as its application counted

@@ -92,6 +92,9 @@ public final class ChaosHarness implements AutoCloseable {
     static final String ROLLBACK_PHASE_RULE = "halt-between-rollbacks.btm";
     /** After both two-phase commits, halt before the coordinator logs TERMINATED (scenarios 46, 66-70). */
     static final String BEFORE_TERMINATED_RULE = "halt-before-terminated-record.btm";
+    /** The report's names of the two second-phase halts ({@code ScenarioRecord.haltPoint}), beside the five {@link HaltPoint}s. */
+    static final String IN_ROLLBACK_PHASE = "IN_ROLLBACK_PHASE";
+    static final String BEFORE_TERMINATED_LOGGED = "BEFORE_TERMINATED_LOGGED";
     /** Hold the workflow branch's commit 4 s, both prepared and the decision logged (scenarios 7-9, 47, 71-75). */
     static final String VANISH_AT_COMMIT_RULE = "pause-before-workflow-commit.btm";
 
@@ -202,6 +205,10 @@ public final class ChaosHarness implements AutoCloseable {
                     "select count(*) from act_ru_execution where parent_id_ is null and business_key_ = ?", id));
             rows.put("workflow: open tasks", one(w, "select coalesce(string_agg(t.task_def_key_, ', '), 'none') from act_ru_task t"
                     + " join act_ru_execution e on e.id_ = t.proc_inst_id_ where e.business_key_ = ?", id));
+            rows.put("workflow: open tasks and holders", one(w, "select coalesce(string_agg(t.task_def_key_ || coalesce('=' || t.assignee_, '')"
+                    + " || coalesce(' owner ' || t.owner_, '') || coalesce(' ' || t.delegation_, ''), ', '), 'none') from act_ru_task t"
+                    + " join act_ru_execution e on e.id_ = t.proc_inst_id_ where e.business_key_ = ?", id));
+            rows.put("business: task_handover rows", one(b, "select count(*) from task_handover where application_id = ?", applicationId));
         } catch (SQLException e) {
             rows.put("error", e.getMessage());
         }
@@ -362,7 +369,7 @@ public final class ChaosHarness implements AutoCloseable {
         } finally {
             stopRejectingAtPrepare();
         }
-        requireHaltEvidence(s, rule, "in the rollback phase, one branch still prepared", 1);
+        requireHaltEvidence(s, rule, IN_ROLLBACK_PHASE, "in the rollback phase, one branch still prepared", 1);
         assertThat(recordsOfHaltedTransaction(s)).as("no commit decision in the coordinator log").noneMatch(l -> l.contains("|COMMITTING|"));
         s.note("the business branch's refusal and its rollback, as the service logged them: "
                 + serviceLogLines("chaos: deferred check rejects") + " " + serviceLogLines("XA resource 'business-db': rollback"));
@@ -375,7 +382,7 @@ public final class ChaosHarness implements AutoCloseable {
     String haltBeforeTerminatedRecord(ScenarioRecord s, long app, Supplier<Answer> request) {
         String rule = BEFORE_TERMINATED_RULE;
         haltDuring(s, app, rule, request);
-        requireHaltEvidence(s, rule, "after both commits, before TERMINATED is logged", 0);
+        requireHaltEvidence(s, rule, BEFORE_TERMINATED_LOGGED, "after both commits, before TERMINATED is logged", 0);
         String transaction = s.faultFired.replaceAll("(?s).*TERMINATED for (\\S+), both.*", "$1");
         assertThat(s.coordinatorLogAfterFault).as("the transaction's last record is COMMITTING")
                 .anyMatch(l -> l.startsWith(transaction) && l.contains("|COMMITTING|"));
@@ -567,11 +574,15 @@ public final class ChaosHarness implements AutoCloseable {
      * the scenario fails without it.
      */
     public void requireHaltEvidence(ScenarioRecord s, HaltPoint point) {
-        requireHaltEvidence(s, point.rule, point.moment, point.preparedAtHalt);
+        requireHaltEvidence(s, point.rule, point.name(), point.moment, point.preparedAtHalt);
     }
 
-    /** The same proof for a rule outside the five use-case points: {@code preparedAtHalt} branches of one transaction. */
-    void requireHaltEvidence(ScenarioRecord s, String rule, String moment, int preparedAtHalt) {
+    /**
+     * The same proof for another rule: {@code preparedAtHalt} branches of one transaction. {@code haltPoint} is what
+     * the report calls the point (a {@link HaltPoint} name, or {@link #IN_ROLLBACK_PHASE} / {@link #BEFORE_TERMINATED_LOGGED}).
+     */
+    void requireHaltEvidence(ScenarioRecord s, String rule, String haltPoint, String moment, int preparedAtHalt) {
+        s.haltPoint = haltPoint;
         String trace = requireTraceOfThisNode("CHAOS halt", rule);
         List<String> prepared = prepared();
         s.faultFired = trace + "\npg_prepared_xacts at the halt: " + (prepared.isEmpty() ? "none" : String.join("; ", prepared));

@@ -26,4 +26,9 @@ public enum HaltPoint {
         this.preparedAtHalt = preparedAtHalt;
         this.commits = commits;
     }
+
+    /** The two points CI runs for every use case: just before and just after the coordinator logs its decision. */
+    public boolean aroundTheCommitDecision() {
+        return this == BEFORE_DECISION_LOGGED || this == AFTER_DECISION_LOGGED;
+    }
 }

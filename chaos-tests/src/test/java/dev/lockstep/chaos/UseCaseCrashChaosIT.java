@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiPredicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,19 +50,69 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         h = new ChaosHarness();
     }
 
-    /** What the application looks like in both databases: its approval status and its open tasks. */
-    record State(String approvalStatus, Set<String> openTasks) {
+    /**
+     * What the application looks like in both databases: its approval status and its open tasks; for the task commands
+     * also who holds each open task in the engine ({@code step=assignee[ owner X][ PENDING|RESOLVED]}, sorted) and how
+     * many {@code task_handover} rows the business holds for it (null when not observed).
+     */
+    record State(String approvalStatus, Set<String> openTasks, List<String> holders, Integer handovers) {
+
+        State(String approvalStatus, Set<String> openTasks) {
+            this(approvalStatus, openTasks, null, null);
+        }
 
         static State of(String approvalStatus, String... openTasks) {
             return new State(approvalStatus, new TreeSet<>(Arrays.asList(openTasks)));
         }
+
+        /** The task commands' state: each holder is {@code step[=assignee[ owner X][ PENDING|RESOLVED]]}. */
+        static State held(String approvalStatus, int handovers, String... holders) {
+            Set<String> steps = new TreeSet<>();
+            Arrays.stream(holders).forEach(holder -> steps.add(holder.replaceAll("=.*$", "")));
+            return new State(approvalStatus, steps, Arrays.stream(holders).sorted().toList(), handovers);
+        }
     }
 
-    /** One use case: how to bring an application to the step, the action that is crashed, and the state before and after it. */
-    enum CrashedUseCase {
+    /** A use case the matrix halts inside: how to bring an application to its step and what both databases hold around it. */
+    interface CrashableUseCase {
+
+        /** The use case's word in the report (docs/chaos.md) and the state it leaves both databases in. */
+        record Expectation(String label, State before, State after) {
+        }
+
+        Expectation expectation();
+
+        default String label() {
+            return expectation().label();
+        }
+
+        default State before() {
+            return expectation().before();
+        }
+
+        default State after() {
+            return expectation().after();
+        }
+
+        /** Brings a new application titled {@code title} to the step over HTTP (the service running normally) and names the action. */
+        Subject prepare(LockstepClient client, String title);
+
+        /** Whether the command takes an Idempotency-Key: a committed one is then replayed, not run again. */
+        default boolean keyed() {
+            return true;
+        }
+
+        /** Reads the state this use case is judged by, with plain SQL. */
+        default State observe(long applicationId) {
+            return state(applicationId);
+        }
+    }
+
+    /** The five use cases after submit that move a process: the action that is crashed, and the state before and after it. */
+    enum CrashedUseCase implements CrashableUseCase {
         FINAL_DECISION("final decision", State.of("APPROVING", "finalApproval"), State.of("APPROVED")) {
             @Override
-            Subject prepare(LockstepClient client, String title) {
+            public Subject prepare(LockstepClient client, String title) {
                 long app = submitted(client, draft(client, title, false, null));
                 approve(client, "bob", app, "managerApproval");
                 return new Subject(app, "frank", "POST", "/api/tasks/" + client.openTask(app, "finalApproval") + "/complete",
@@ -70,7 +121,7 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         },
         JOIN_DECISION("join decision", State.of("APPROVING", "financeReview"), State.of("APPROVING", "finalApproval")) {
             @Override
-            Subject prepare(LockstepClient client, String title) {
+            public Subject prepare(LockstepClient client, String title) {
                 long app = submitted(client, draft(client, title, true, null));
                 approve(client, "bob", app, "managerApproval");
                 approve(client, "carol", app, "legalReview");
@@ -80,7 +131,7 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         },
         RETURN_INTO_FORK("return", State.of("APPROVING", "finalApproval"), State.of("APPROVING", "legalReview", "financeReview")) {
             @Override
-            Subject prepare(LockstepClient client, String title) {
+            public Subject prepare(LockstepClient client, String title) {
                 long app = submitted(client, draft(client, title, true, null));
                 approve(client, "bob", app, "managerApproval");
                 approve(client, "carol", app, "legalReview");
@@ -91,7 +142,7 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         },
         COUNTERSIGN_VOTE("countersign vote", State.of("APPROVING", "countersign"), State.of("APPROVED")) {
             @Override
-            Subject prepare(LockstepClient client, String title) {
+            public Subject prepare(LockstepClient client, String title) {
                 long app = submitted(client, draft(client, title, false, "{\"signers\":[\"bob\",\"carol\"],\"policy\":\"ALL\"}"));
                 approve(client, "bob", app, "countersign");
                 return new Subject(app, "carol", "POST", "/api/tasks/" + client.openTask(app, "countersign", "carol") + "/complete",
@@ -100,25 +151,23 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         },
         WITHDRAW("withdraw", State.of("APPROVING", "managerApproval"), State.of("CANCELED")) {
             @Override
-            Subject prepare(LockstepClient client, String title) {
+            public Subject prepare(LockstepClient client, String title) {
                 long app = submitted(client, draft(client, title, false, null));
                 return new Subject(app, "alice", "POST", "/api/applications/" + app + "/withdraw",
                         "{\"reason\":\"changed my mind\"}");
             }
         };
 
-        final String label;
-        final State before;
-        final State after;
+        private final Expectation expectation;
 
         CrashedUseCase(String label, State before, State after) {
-            this.label = label;
-            this.before = before;
-            this.after = after;
+            this.expectation = new Expectation(label, before, after);
         }
 
-        /** Brings a new application titled {@code title} to the step over HTTP (the service running normally) and names the action. */
-        abstract Subject prepare(LockstepClient client, String title);
+        @Override
+        public Expectation expectation() {
+            return expectation;
+        }
     }
 
     /** The crashed action: which application, who sends what. */
@@ -130,14 +179,21 @@ class UseCaseCrashChaosIT extends ChaosSuite {
     }
 
     static Stream<Arguments> scenarios() {
+        return matrix(FIRST_NUMBER, CrashedUseCase.values(),
+                (useCase, point) -> useCase == CrashedUseCase.FINAL_DECISION || point.aroundTheCommitDecision());
+    }
+
+    /**
+     * Every use case at every halt point, numbered from {@code first} in declaration order (five numbers per use case);
+     * without {@code -Dchaos.matrix=full} only those {@code inCi} accepts.
+     */
+    static Stream<Arguments> matrix(int first, CrashableUseCase[] useCases, BiPredicate<CrashableUseCase, HaltPoint> inCi) {
         boolean full = "full".equals(System.getProperty("chaos.matrix"));
         List<Arguments> scenarios = new ArrayList<>();
-        int number = FIRST_NUMBER;
-        for (CrashedUseCase useCase : CrashedUseCase.values()) {
+        int number = first;
+        for (CrashableUseCase useCase : useCases) {
             for (HaltPoint point : HaltPoint.values()) {
-                boolean inCi = useCase == CrashedUseCase.FINAL_DECISION
-                        || point == HaltPoint.BEFORE_DECISION_LOGGED || point == HaltPoint.AFTER_DECISION_LOGGED;
-                if (full || inCi) {
+                if (full || inCi.test(useCase, point)) {
                     scenarios.add(Arguments.of(number, useCase, point));
                 }
                 number++;
@@ -149,20 +205,29 @@ class UseCaseCrashChaosIT extends ChaosSuite {
     @ParameterizedTest(name = "{0}. {1}: JVM halted {2}")
     @MethodSource("scenarios")
     void haltInsideTheUseCase(int number, CrashedUseCase useCase, HaltPoint point) {
-        State expected = point.commits ? useCase.after : useCase.before;
-        ScenarioRecord s = REPORT.begin(number, useCase.label + ": JVM halted " + point.moment,
-                point.moment + " of the " + useCase.label + "'s XA transaction",
+        haltInside(number, useCase, point);
+    }
+
+    /**
+     * One scenario of the matrix: the JVM halted at {@code point} inside {@code useCase}'s XA transaction, the restart,
+     * both databases rolled back or committed together, and the client's retry with exactly one effect.
+     */
+    static void haltInside(int number, CrashableUseCase useCase, HaltPoint point) {
+        State expected = point.commits ? useCase.after() : useCase.before();
+        ScenarioRecord s = REPORT.begin(number, useCase.label() + ": JVM halted " + point.moment,
+                point.moment + " of the " + useCase.label() + "'s XA transaction",
                 "Byteman rule " + point.rule + ": Runtime.halt(1)",
-                (point.commits ? "Recovery replays the logged commit decision: the " + useCase.label + " is committed in both"
-                        : "Presumed abort: the " + useCase.label + " is rolled back in both")
-                        + " databases (" + expected + "); a retry with the same Idempotency-Key then has exactly one effect.");
+                (point.commits ? "Recovery replays the logged commit decision: the " + useCase.label() + " is committed in both"
+                        : "Presumed abort: the " + useCase.label() + " is rolled back in both")
+                        + " databases (" + expected + "); " + (useCase.keyed() ? "a retry with the same Idempotency-Key"
+                        : "the same request again (it takes no Idempotency-Key)") + " then has exactly one effect.");
         Subject subject = atItsStep(s, useCase, "chaos use case");
-        String key = LockstepClient.newKey();
+        String key = useCase.keyed() ? LockstepClient.newKey() : null;
         h.haltDuring(s, subject.applicationId(), point.rule, () -> subject.send(h.client, key));
         h.requireHaltEvidence(s, point);
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
-        expectRecovered(s, subject, expected, point.commits ? "committed: " : "rolled back: ");
+        expectRecovered(s, subject, useCase, expected, point.commits ? "committed: " : "rolled back: ");
         expectRetryHasOneEffect(s, subject, key, useCase, point.commits);
     }
 
@@ -183,18 +248,18 @@ class UseCaseCrashChaosIT extends ChaosSuite {
     @ParameterizedTest(name = "{0}. {1}: JVM halted in the rollback phase")
     @MethodSource("rollbackPhaseScenarios")
     void haltInTheRollbackPhase(int number, CrashedUseCase useCase) throws Exception {
-        ScenarioRecord s = REPORT.begin(number, useCase.label + ": JVM halted in the rollback phase, after one branch was rolled back,"
+        ScenarioRecord s = REPORT.begin(number, useCase.label() + ": JVM halted in the rollback phase, after one branch was rolled back,"
                         + " before the other",
                 "The business branch voted no at prepare; Atomikos rolls both branches back and has called rollback on the"
                         + " business branch; the other branch is still prepared",
                 "A deferred constraint trigger the test installs in the business DB once the application is at its step (plain SQL,"
-                        + " as in scenarios 10 and 45) fails the " + useCase.label + "'s PREPARE TRANSACTION there; Byteman rule "
+                        + " as in scenarios 10 and 45) fails the " + useCase.label() + "'s PREPARE TRANSACTION there; Byteman rule "
                         + ChaosHarness.ROLLBACK_PHASE_RULE + ": the workflow branch's PGXAConnection.rollback held at its entry,"
                         + " Runtime.halt(1) at the entry of the business branch's rollback call",
-                "Presumed abort: no commit decision was logged, so recovery rolls the prepared branch back; the " + useCase.label
-                        + " is rolled back in both databases (" + useCase.before + "), nothing prepared. The client's retry with"
+                "Presumed abort: no commit decision was logged, so recovery rolls the prepared branch back; the " + useCase.label()
+                        + " is rolled back in both databases (" + useCase.before() + "), nothing prepared. The client's retry with"
                         + " the same Idempotency-Key finds no stored success: once the trigger is dropped it runs once (200, not a"
-                        + " replay, " + useCase.after + ").");
+                        + " replay, " + useCase.after() + ").");
         String title = REJECTED_TITLE + " s" + number;
         Subject subject = atItsStep(s, useCase, title);
         String key = LockstepClient.newKey();
@@ -203,66 +268,68 @@ class UseCaseCrashChaosIT extends ChaosSuite {
                 .allMatch(p -> p.startsWith("workflow-db"));
 
         h.restartAndAwaitNoPrepared(s, Timeouts.SHORT, RECOVERY_WINDOW);
-        expectRecovered(s, subject, useCase.before, "rolled back: ");
+        expectRecovered(s, subject, useCase, useCase.before(), "rolled back: ");
         expectRetryHasOneEffect(s, subject, key, useCase, false);
     }
 
     @ParameterizedTest(name = "{0}. {1}: JVM halted after both commits, before TERMINATED is logged")
     @MethodSource("beforeTerminatedScenarios")
     void haltBeforeTerminatedRecord(int number, CrashedUseCase useCase) {
-        ScenarioRecord s = REPORT.begin(number, useCase.label + ": JVM halted after both commits, before the coordinator logs TERMINATED",
-                "Both branches of the " + useCase.label + " committed (two XAResource.commit(xid, false) returned); the"
+        ScenarioRecord s = REPORT.begin(number, useCase.label() + ": JVM halted after both commits, before the coordinator logs TERMINATED",
+                "Both branches of the " + useCase.label() + " committed (two XAResource.commit(xid, false) returned); the"
                         + " coordinator is about to replace its COMMITTING record with TERMINATED",
                 "Byteman rule " + ChaosHarness.BEFORE_TERMINATED_RULE + ": counts the two-phase commits of each global transaction"
                         + " and calls Runtime.halt(1) at the entry of Lockstep's coordinator log GroupCommitLog.write(TERMINATED) for a"
                         + " transaction that has done two",
-                "Nothing is left to decide: both databases hold the " + useCase.label + " (" + useCase.after + ") and no branch is"
+                "Nothing is left to decide: both databases hold the " + useCase.label() + " (" + useCase.after() + ") and no branch is"
                         + " prepared; after the restart recovery closes the COMMITTING record without any heuristic outcome, the"
                         + " in-doubt view is empty, reconciliation and the mismatch check flag nothing; the client's retry with the"
                         + " same Idempotency-Key is the stored answer (200, Idempotent-Replayed), exactly one effect.");
         Subject subject = atItsStep(s, useCase, "chaos use case");
         String key = LockstepClient.newKey();
         String transaction = h.haltBeforeTerminatedRecord(s, subject.applicationId(), () -> subject.send(h.client, key));
-        assertThat(state(subject.applicationId())).as("both committed at the halt").isEqualTo(useCase.after);
+        assertThat(state(subject.applicationId())).as("both committed at the halt").isEqualTo(useCase.after());
 
         h.expectClosedWithoutAlarm(s, subject.applicationId(), transaction, RECOVERY_WINDOW);
-        expectRecovered(s, subject, useCase.after, "committed, no alarm: ");
+        expectRecovered(s, subject, useCase, useCase.after(), "committed, no alarm: ");
         expectRetryHasOneEffect(s, subject, key, useCase, true);
     }
 
     /** Starts the service if a halt stopped it and brings a new application titled {@code title} to the use case's step. */
-    static Subject atItsStep(ScenarioRecord s, CrashedUseCase useCase, String title) {
-        s.useCase = useCase.label;
+    static Subject atItsStep(ScenarioRecord s, CrashableUseCase useCase, String title) {
+        s.useCase = useCase.label();
         h.ensureService(Timeouts.SHORT);
         Subject subject = useCase.prepare(h.client, title);
-        assertState(subject.applicationId(), useCase.before);
+        assertThat(useCase.observe(subject.applicationId())).as("application " + subject.applicationId() + " before the fault")
+                .isEqualTo(useCase.before());
         s.rowsBefore.putAll(h.rows(subject.applicationId()));
         return subject;
     }
 
     /** After recovery: the application in {@code expected} in both databases, nothing prepared, the invariants hold. */
-    private static void expectRecovered(ScenarioRecord s, Subject subject, State expected, String outcome) {
+    private static void expectRecovered(ScenarioRecord s, Subject subject, CrashableUseCase useCase, State expected, String outcome) {
         s.rowsAfterRecovery.putAll(h.rows(subject.applicationId()));
         s.preparedAfterRecovery = h.prepared();
-        State recovered = state(subject.applicationId());
+        State recovered = useCase.observe(subject.applicationId());
         s.observedOutcome = outcome + recovered;
         assertThat(recovered).as("after recovery").isEqualTo(expected);
         assertThat(h.invariants(s, false).violations()).isEmpty();
     }
 
-    /** The client's retry with the same Idempotency-Key: 200, replayed exactly when the work committed, one effect. */
-    private static void expectRetryHasOneEffect(ScenarioRecord s, Subject subject, String key, CrashedUseCase useCase,
+    /**
+     * The client's retry after the restart: 200 and exactly one effect. A keyed command's stored answer is replayed
+     * exactly when the work committed; a command without a key (claim) runs again and changes nothing more.
+     */
+    private static void expectRetryHasOneEffect(ScenarioRecord s, Subject subject, String key, CrashableUseCase useCase,
             boolean committed) {
         Answer retry = subject.send(h.client, key);
-        s.note("retry with the same Idempotency-Key after the restart: " + retry.status() + (retry.replayed() ? " (replayed)" : ""));
+        s.note((key == null ? "the same request again after the restart: " : "retry with the same Idempotency-Key after the restart: ")
+                + retry.status() + (retry.replayed() ? " (replayed)" : ""));
         assertThat(retry.status()).as("the retry succeeds: " + retry).isEqualTo(200);
-        assertThat(retry.replayed()).as("a stored answer is replayed exactly when the work committed").isEqualTo(committed);
-        assertThat(state(subject.applicationId())).as("after the retry: exactly one effect").isEqualTo(useCase.after);
+        assertThat(retry.replayed()).as("a stored answer is replayed exactly when keyed work committed")
+                .isEqualTo(committed && useCase.keyed());
+        assertThat(useCase.observe(subject.applicationId())).as("after the retry: exactly one effect").isEqualTo(useCase.after());
         assertThat(h.invariants(s, false).violations()).isEmpty();
-    }
-
-    static void assertState(long applicationId, State expected) {
-        assertThat(state(applicationId)).as("application " + applicationId + " before the fault").isEqualTo(expected);
     }
 
     /** The approval status (business database) and the open tasks (workflow database), read with plain SQL. */
@@ -274,7 +341,17 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         return tasks.equals("none") ? State.of(status) : State.of(status, tasks.split(", "));
     }
 
-    private static long draft(LockstepClient client, String title, boolean sensitive, String countersign) {
+    /** {@link #state} with who holds each open task in the engine and the application's {@code task_handover} rows. */
+    static State stateWithHolders(long applicationId) {
+        State state = state(applicationId);
+        var rows = h.rows(applicationId);
+        String holders = String.valueOf(rows.get("workflow: open tasks and holders"));
+        return new State(state.approvalStatus(), state.openTasks(),
+                holders.equals("none") ? List.of() : Arrays.stream(holders.split(", ")).sorted().toList(),
+                Integer.valueOf(String.valueOf(rows.get("business: task_handover rows"))));
+    }
+
+    static long draft(LockstepClient client, String title, boolean sensitive, String countersign) {
         String body = "{\"title\":\"" + title + "\",\"assetId\":42,\"amount\":1200.50,\"riskLevel\":\"LOW\",\"sensitive\":" + sensitive
                 + (countersign == null ? "" : ",\"countersign\":" + countersign) + "}";
         Answer created = client.send("alice", "POST", "/api/applications", body, null);
@@ -282,13 +359,13 @@ class UseCaseCrashChaosIT extends ChaosSuite {
         return created.json().get("id").asLong();
     }
 
-    private static long submitted(LockstepClient client, long applicationId) {
+    static long submitted(LockstepClient client, long applicationId) {
         Answer submitted = client.submit(applicationId, LockstepClient.newKey());
         assertThat(submitted.status()).as("submit: " + submitted).isEqualTo(200);
         return applicationId;
     }
 
-    private static void approve(LockstepClient client, String user, long applicationId, String step) {
+    static void approve(LockstepClient client, String user, long applicationId, String step) {
         String task = client.openTask(applicationId, step, "countersign".equals(step) ? user : null);
         assertThat(task).as(step + " open for " + user).isNotNull();
         Answer approved = client.complete(user, task, LockstepClient.newKey());

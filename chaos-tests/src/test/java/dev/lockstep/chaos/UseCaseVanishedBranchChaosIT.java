@@ -64,7 +64,7 @@ class UseCaseVanishedBranchChaosIT extends ChaosSuite {
      * canceled one accepts no action at all and is refused as not running before the freeze is looked at.
      */
     static String expectedRefusal(CrashedUseCase useCase) {
-        return "APPROVING".equals(useCase.after.approvalStatus()) ? "APPLICATION_FROZEN" : "APPLICATION_NOT_RUNNING";
+        return "APPROVING".equals(useCase.after().approvalStatus()) ? "APPLICATION_FROZEN" : "APPLICATION_NOT_RUNNING";
     }
 
     @ParameterizedTest(name = "{0}. {1}: workflow branch rolled back by hand after the commit decision")
@@ -72,16 +72,16 @@ class UseCaseVanishedBranchChaosIT extends ChaosSuite {
     void branchVanishesAtCommit(int number, CrashedUseCase useCase) throws Exception {
         String rule = ChaosHarness.VANISH_AT_COMMIT_RULE;
         String incident = expectedIncident(useCase);
-        ScenarioRecord s = REPORT.begin(number, useCase.label + ": workflow branch rolled back by hand (ROLLBACK PREPARED) after the"
+        ScenarioRecord s = REPORT.begin(number, useCase.label() + ": workflow branch rolled back by hand (ROLLBACK PREPARED) after the"
                         + " commit decision was logged",
-                "Both branches of the " + useCase.label + " prepared and the COMMITTING decision logged; the workflow branch's"
+                "Both branches of the " + useCase.label() + " prepared and the COMMITTING decision logged; the workflow branch's"
                         + " XAResource.commit is pending when a DBA or a script rolls that prepared branch back",
                 "Byteman rule " + rule + " holds the workflow commit 4 s; meanwhile the test runs ROLLBACK PREPARED of the"
                         + " transaction's workflow branch as the database owner; the held commit then finds no such prepared"
                         + " transaction",
-                "The split, flagged: the business database holds the " + useCase.label + " (status "
-                        + useCase.after.approvalStatus() + ", action_seq counted up, its approval record or event), the workflow"
-                        + " database does not (open tasks " + useCase.before.openTasks() + ", lockstepActionSeq one behind). A"
+                "The split, flagged: the business database holds the " + useCase.label() + " (status "
+                        + useCase.after().approvalStatus() + ", action_seq counted up, its approval record or event), the workflow"
+                        + " database does not (open tasks " + useCase.before().openTasks() + ", lockstepActionSeq one behind). A"
                         + " reconciliation run opens an OPEN " + incident + " incident on the application and GET"
                         + " /api/recovery/mismatches lists it; the suite's invariant checker names exactly the split applications."
                         + " The same action sent again is refused (409 " + expectedRefusal(useCase) + ") and changes nothing.");
@@ -99,7 +99,7 @@ class UseCaseVanishedBranchChaosIT extends ChaosSuite {
         // the split, read with plain SQL: the business status moved, the engine's tasks did not
         State split = state(app);
         assertThat(split).as("business status after the action, engine tasks before it")
-                .isEqualTo(new State(useCase.after.approvalStatus(), useCase.before.openTasks()));
+                .isEqualTo(new State(useCase.after().approvalStatus(), useCase.before().openTasks()));
         Map<String, Object> before = s.rowsBefore;
         Map<String, Object> after = s.rowsAfterFault;
         assertThat(number(after, "business: action_seq")).as("the business counted the action")
@@ -107,7 +107,7 @@ class UseCaseVanishedBranchChaosIT extends ChaosSuite {
         assertThat(number(after, "workflow: lockstepActionSeq")).as("the engine did not")
                 .isEqualTo(number(before, "workflow: lockstepActionSeq"));
         assertThat(after.get("business: open tasks in task_projection")).as("the todo projection moved with the business")
-                .isEqualTo(String.join(", ", useCase.after.openTasks()).isEmpty() ? "none" : String.join(", ", useCase.after.openTasks()));
+                .isEqualTo(String.join(", ", useCase.after().openTasks()).isEmpty() ? "none" : String.join(", ", useCase.after().openTasks()));
         String recorded = useCase == CrashedUseCase.WITHDRAW ? "business: application_event WITHDRAWN rows" : "business: approval_record rows";
         assertThat(number(after, recorded)).as("the business holds the action's record").isEqualTo(number(before, recorded) + 1);
         expectInvariantViolationsNameExactlyTheSplit(s);
