@@ -38,6 +38,7 @@ public record LockstepProperties(
      * for the settings Lockstep does not set itself; where both set one, these properties win.
      * {@code parallelCommit}: prepare and commit a transaction's branches at once, each on a thread of
      * the transaction manager, instead of one after the other on the committing thread.
+     * {@code transactionMode}: XA; LOCAL only as the chaos suite's negative control ({@link TransactionMode}).
      */
     public record Tm(
             @DefaultValue("lockstep-1.tm") String uniqueName,
@@ -46,7 +47,8 @@ public record LockstepProperties(
             @DefaultValue("5m") Duration maxTimeout,
             @DefaultValue("10s") Duration recoveryDelay,
             Path propertiesFile,
-            @DefaultValue("true") boolean parallelCommit) {
+            @DefaultValue("true") boolean parallelCommit,
+            @DefaultValue("XA") TransactionMode transactionMode) {
     }
 
     public record Db(DatabaseSettings business, DatabaseSettings workflow, DatabaseSettings single) {

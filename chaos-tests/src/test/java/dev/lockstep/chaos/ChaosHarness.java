@@ -86,7 +86,7 @@ public final class ChaosHarness implements AutoCloseable {
             "stall-past-timeout.btm", "pause-before-business-prepare.btm", "pause-before-workflow-commit.btm",
             "halt-before-outbox-write.btm", "halt-after-approval-commit.btm", "halt-after-catalog-answer.btm",
             "halt-between-background-prepares.btm", "archival-min-age-one-second.btm", "halt-between-rollbacks.btm",
-            "halt-before-terminated-record.btm");
+            "halt-before-terminated-record.btm", "halt-between-local-commits.btm");
 
     /** The rollback phase: workflow rollback held, halt at the business branch's rollback call (scenarios 45, 61-65). */
     static final String ROLLBACK_PHASE_RULE = "halt-between-rollbacks.btm";
@@ -542,6 +542,7 @@ public final class ChaosHarness implements AutoCloseable {
         try (Connection b = business.connect(); Connection w = workflow.connect()) {
             InvariantChecker.Result result = checker.check(b, w, preparedAllowed);
             s.invariantViolations = result.violations();
+            s.diverged = !result.violations().isEmpty();
             s.note("whole-database invariant check: " + result.counts());
             return result;
         } catch (SQLException e) {

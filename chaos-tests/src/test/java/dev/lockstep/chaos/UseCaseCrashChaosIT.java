@@ -65,6 +65,13 @@ class UseCaseCrashChaosIT extends ChaosSuite {
             return new State(approvalStatus, new TreeSet<>(Arrays.asList(openTasks)));
         }
 
+        /** As the report shows it: {@code APPROVING, open tasks [finalApproval]}, with the holders and handovers when observed. */
+        @Override
+        public String toString() {
+            return approvalStatus + ", open tasks " + openTasks + (holders == null ? "" : ", held " + holders)
+                    + (handovers == null ? "" : ", " + handovers + " handover row(s)");
+        }
+
         /** The task commands' state: each holder is {@code step[=assignee[ owner X][ PENDING|RESOLVED]]}. */
         static State held(String approvalStatus, int handovers, String... holders) {
             Set<String> steps = new TreeSet<>();

@@ -2,6 +2,7 @@ package dev.lockstep.transactions.xa;
 
 import com.atomikos.icatch.jta.TransactionManagerImp;
 import com.atomikos.icatch.jta.TransactionSynchronizationRegistryImp;
+import dev.lockstep.platform.TransactionMode;
 import io.agroal.api.transaction.TransactionAware;
 import io.agroal.api.transaction.TransactionIntegration;
 import jakarta.transaction.Status;
@@ -20,11 +21,13 @@ import javax.transaction.xa.XAResource;
 final class AtomikosTransactionIntegration implements TransactionIntegration {
 
     private final String resourceName;
+    private final TransactionMode mode;
     private final Object key = new Object();
     private final TransactionSynchronizationRegistry registry = new TransactionSynchronizationRegistryImp();
 
-    AtomikosTransactionIntegration(String resourceName) {
+    AtomikosTransactionIntegration(String resourceName, TransactionMode mode) {
         this.resourceName = resourceName;
+        this.mode = mode;
     }
 
     /** Asked first at every borrow, so a borrow outside any transaction is refused before a connection is taken. */
@@ -53,7 +56,8 @@ final class AtomikosTransactionIntegration implements TransactionIntegration {
                 // connections of some transactions never came back (XaPoolTest#everyConnectionComesBack...).
                 transaction.registerSynchronization(new ReturnToPool(connection));
                 registry.putResource(key, connection);
-                transaction.enlistResource(new EnlistedBranch(resourceName, connection, new TimedXaResource(xaResource, resourceName)));
+                transaction.enlistResource(LocalCommitNegativeControl.inMode(mode,
+                        new EnlistedBranch(resourceName, connection, new TimedXaResource(xaResource, resourceName))));
             } else {
                 connection.transactionStart();
             }

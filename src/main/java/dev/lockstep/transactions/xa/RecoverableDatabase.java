@@ -13,6 +13,9 @@ final class RecoverableDatabase extends JdbcTransactionalResource {
 
     @Override
     public boolean usesXAResource(XAResource xaResource) {
+        if (xaResource instanceof LocalCommitNegativeControl local) {
+            return usesXAResource(local.wrapped());
+        }
         return xaResource instanceof EnlistedBranch branch && branch.resourceName().equals(getName());
     }
 }

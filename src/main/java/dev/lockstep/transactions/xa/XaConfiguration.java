@@ -24,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.DependsOn;
 import org.springframework.context.annotation.Primary;
+import org.springframework.core.env.Environment;
 import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.transaction.jta.JtaTransactionManager;
 
@@ -45,9 +46,11 @@ public class XaConfiguration {
         return new EmbeddedPostgresServers(properties);
     }
 
+    /** LOCAL (the chaos suite's negative control) is refused here, before any pool exists, outside the chaos profile. */
     @Bean
-    XaDataSourceFactory xaDataSourceFactory() {
-        return new XaDataSourceFactory();
+    XaDataSourceFactory xaDataSourceFactory(LockstepProperties properties, Environment environment) {
+        LocalCommitNegativeControl.verify(properties, environment);
+        return new XaDataSourceFactory(properties.tm().transactionMode());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.lockstep.transactions.xa;
 import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.StartupCheckFailure;
+import dev.lockstep.platform.TransactionMode;
 import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.supplier.AgroalConnectionFactoryConfigurationSupplier;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
@@ -20,6 +21,18 @@ import org.springframework.beans.BeanWrapperImpl;
 /** Builds vendor XA DataSources from settings, and the XA pools over them. */
 @AreaApi
 public class XaDataSourceFactory {
+
+    private final TransactionMode mode;
+
+    /** Pools whose branches commit by two-phase commit. */
+    public XaDataSourceFactory() {
+        this(TransactionMode.XA);
+    }
+
+    /** Pools whose branches commit in {@code mode}: LOCAL only for the chaos suite's negative control. */
+    public XaDataSourceFactory(TransactionMode mode) {
+        this.mode = mode;
+    }
 
     /** Creates the driver's XA DataSource; refuses a class that is not one. */
     public XADataSource create(String prefix, DatabaseSettings settings) {
@@ -89,7 +102,7 @@ public class XaDataSourceFactory {
                             case POSTGRESQL -> new PostgreSQLExceptionSorter();
                             case ORACLE -> new OracleExceptionSorter();
                         })
-                        .transactionIntegration(new AtomikosTransactionIntegration(uniqueResourceName))
+                        .transactionIntegration(new AtomikosTransactionIntegration(uniqueResourceName, mode))
                         .connectionFactoryConfiguration(factory -> likeTheDriver(factory, driver, settings)));
         try {
             return new XaPool(AgroalDataSource.from(configuration),

@@ -226,6 +226,7 @@ public final class ComplianceReport implements TestWatcher {
         h.append(row("Result", merged.count("PASS") + " passed, " + merged.count("FAIL") + " failed, " + merged.count("SKIPPED") + " skipped"));
         h.append("</table>");
 
+        h.append(whatXaBuys(merged));
         h.append("<h2>Summary</h2><table><tr><th>#</th><th>Use case</th><th>Scenario</th><th>Expected outcome</th><th>Observed</th>"
                 + "<th>Time to recovery</th><th>Result</th></tr>");
         for (ScenarioRecord s : merged.scenarios().values()) {
@@ -243,6 +244,9 @@ public final class ComplianceReport implements TestWatcher {
                     + (s.failure == null ? "" : "<pre>" + esc(s.failure) + "</pre>")));
             h.append(row("Use case", esc(s.useCase)));
             h.append(row("Halt point", s.haltPoint == null ? "<span class=\"muted\">not a halt</span>" : esc(s.haltPoint)));
+            h.append(row("Transaction mode", "LOCAL".equals(s.transactionMode)
+                    ? "LOCAL: negative control, two local commits" + (s.xaTwin == null ? "" : "; the same crash under XA is scenario " + s.xaTwin)
+                    : esc(s.transactionMode)));
             h.append(row("Fault point", esc(s.faultPoint)));
             h.append(row("How it is injected", esc(s.injection)));
             h.append(row("Fault fired (evidence)", s.faultFired.isEmpty() ? "<span class=\"muted\">not recorded</span>"
@@ -265,6 +269,31 @@ public final class ComplianceReport implements TestWatcher {
         h.append("<p class=\"muted\">Machine-readable: <a href=\"report.json\">report.json</a>; JUnit XML in <code>junit/</code>."
                 + " How to rerun: <code>mvn -Pchaos verify</code> (see docs/compliance.md).</p></body></html>\n");
         return h.toString();
+    }
+
+    /** Each negative control (LOCAL) beside the same crash under XA: the table a reviewer asks for first. */
+    private static String whatXaBuys(Merged merged) {
+        List<ScenarioRecord> controls = merged.scenarios().values().stream().filter(s -> "LOCAL".equals(s.transactionMode)).toList();
+        if (controls.isEmpty()) {
+            return "";
+        }
+        StringBuilder t = new StringBuilder("<h2>What XA buys: the same crash without it</h2><p class=\"muted\">Negative controls: the"
+                + " service committed the two databases as two local transactions, one after the other"
+                + " (lockstep.tm.transaction-mode=LOCAL, test-only), and was halted between them. Beside each, the same crash"
+                + " under two-phase commit.</p><table><tr><th>Use case</th><th>Without XA (scenario)</th><th>With XA (scenario)</th></tr>");
+        for (ScenarioRecord control : controls) {
+            ScenarioRecord twin = control.xaTwin == null ? null : merged.scenarios().get(control.xaTwin);
+            String without = Boolean.TRUE.equals(control.diverged)
+                    ? "split" + (control.foundByRule == null ? ", named by no reconciliation rule" : ", found by rule " + control.foundByRule)
+                    : Boolean.FALSE.equals(control.diverged) ? "consistent (the control showed nothing)" : "not judged";
+            String with = twin == null ? "not run in this report" + (control.xaTwin == null ? "" : " (scenario " + control.xaTwin + ")")
+                    : ("PASS".equals(twin.result) && Boolean.FALSE.equals(twin.diverged) ? "consistent" : twin.result) + " (<a href=\"#s"
+                            + twin.number + "\">" + twin.number + "</a>)";
+            t.append("<tr><td>").append(esc(control.useCase)).append("</td><td class=\"").append(control.result.replace(" ", ""))
+                    .append("\">").append(esc(without)).append(" (<a href=\"#s").append(control.number).append("\">")
+                    .append(control.number).append("</a>)</td><td>").append(with).append("</td></tr>");
+        }
+        return t.append("</table>").toString();
     }
 
     private static String recovery(ScenarioRecord s) {

@@ -22,6 +22,14 @@ public final class ScenarioRecord {
      * second-phase or publishing halt otherwise (docs/compliance.md); null when the fault is not a halt.
      */
     public String haltPoint;
+    /** XA, or LOCAL for a negative control: the service committed the two databases as two local transactions. */
+    public String transactionMode = "XA";
+    /** Whether the databases disagreed at the scenario's last invariant check; null when none ran. */
+    public Boolean diverged;
+    /** A negative control's XA twin: the scenario number of the same crash under XA. */
+    public Integer xaTwin;
+    /** The reconciliation rule whose incident named a negative control's split; null when none did. */
+    public String foundByRule;
     /** Machine-checked evidence that the fault hit at the claimed point; empty when none was required or seen. */
     public String faultFired = "";
     public String observedOutcome = "";
