@@ -10,25 +10,31 @@ import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Scenarios 120-122, the negative controls: what XA buys, shown by taking it away. The service runs with
+ * Scenarios 120-123, the negative controls: what XA buys, shown by taking it away. The service runs with
  * {@code lockstep.tm.transaction-mode=LOCAL} (accepted only under the Spring profile {@code chaos}): each database
  * commits on its own, one local commit after the other, as teams without XA do (best-effort one-phase). The JVM is
  * halted between the two local commits of submit, the final decision and the countersign vote, the crash that the
- * XA scenarios 5, 18 and 33 make between the two commits of a two-phase commit. Under XA those end consistent;
+ * XA scenarios 5, 18 and 33 make between the two commits of a two-phase commit; and a network blackhole to the
+ * workflow database at its local COMMIT of a submit (123), the blackhole that scenario 54 makes at COMMIT PREPARED. Under XA those end consistent;
  * here the databases must split, the business holding the action and the engine not, and reconciliation's rule
  * must name the split. A control that did not split would fail: it would show nothing about XA.
  *
- * <p>CI runs submit and the final decision; {@code -Dchaos.matrix=full} adds the countersign vote (its XA twin, 33,
- * also runs only there). Each control's outcome stands in the report beside its twin's (docs/chaos.md).
+ * <p>CI runs the halts of submit and the final decision; {@code -Dchaos.matrix=full} adds the countersign vote (its XA
+ * twin, 33, also runs only there) and the blackhole. Each control's outcome stands in the report beside its twin's (docs/chaos.md).
  */
 class NegativeControlChaosIT extends ChaosSuite {
 
@@ -37,10 +43,12 @@ class NegativeControlChaosIT extends ChaosSuite {
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(60);
 
     @BeforeAll
-    static void startDatabases() {
+    static void startDatabases() throws IOException {
         h = new ChaosHarness();
         h.serviceSettings.add("--spring.profiles.active=chaos");
         h.serviceSettings.add("--lockstep.tm.transaction-mode=LOCAL");
+        // the blackhole control (123) waits only as long as these bound it, as its XA twin (54) does
+        NetworkBlackholeChaosIT.boundTheWaits(h);
     }
 
     /** A crashed action without XA: its XA twin, the split it must leave and the rule that must name it. */
@@ -108,14 +116,57 @@ class NegativeControlChaosIT extends ChaosSuite {
         }
     }
 
+    /**
+     * Scenario 123 (full only): the route to the workflow database dies as its local COMMIT is sent, the business
+     * database having committed its own; XA twin 54 (the same blackhole at COMMIT PREPARED). The client hears an error
+     * within the socket timeout, and after the heal the databases must be split, as a halt leaves them.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "chaos.matrix", matches = "full")
+    void blackholeToTheWorkflowDatabaseAtItsLocalCommit() throws Exception {
+        ScenarioRecord s = REPORT.begin(123, "submit without XA: network blackhole to the workflow database at its local COMMIT",
+                "Negative control (lockstep.tm.transaction-mode=LOCAL): the business database has committed the submit as a local"
+                        + " transaction; the workflow database's COMMIT is sent when the route to it dies",
+                "The workflow database's TCP proxy withholds every byte from the first chunk carrying 'COMMIT', for "
+                        + NetworkBlackholeChaosIT.OUTAGE.toSeconds() + " s, then closes the connections it held and forwards again",
+                "The databases split: the business database holds the submit, the workflow database does not (" + Control.SUBMIT.split
+                        + "); reconciliation's rule " + Control.SUBMIT.rule + " names the split. The same blackhole under XA (scenario"
+                        + " 54, at COMMIT PREPARED) ends with the submit committed in both.");
+        s.useCase = Control.SUBMIT.label;
+        s.transactionMode = "LOCAL";
+        s.xaTwin = 54;
+        h.ensureService(Timeouts.SHORT);
+        long app = h.client.createDraft("chaos control s123");
+        s.rowsBefore.putAll(h.rows(app));
+        String key = LockstepClient.newKey();
+        h.workflowProxy.blackholeWhenSent("COMMIT");
+        CompletableFuture<Answer> submit = CompletableFuture.supplyAsync(() -> h.client.submit(app, key));
+        try {
+            ChaosHarness.awaitTrue(h.workflowProxy::blackholed, Duration.ofSeconds(60), "COMMIT was never sent to the workflow database");
+            ChaosHarness.sleep(NetworkBlackholeChaosIT.OUTAGE.toMillis());
+            s.rowsAfterFault.putAll(h.rows(app));
+            s.preparedAfterFault = h.prepared();
+        } finally {
+            h.workflowProxy.heal();
+        }
+        s.faultFired = "the workflow proxy saw 'COMMIT' and withheld " + h.workflowProxy.withheldBytes() + " bytes over "
+                + NetworkBlackholeChaosIT.OUTAGE.toSeconds() + " s with the connections kept open";
+        assertThat(h.workflowProxy.withheldBytes()).as("the blackhole stalled real traffic").isPositive();
+        Answer answer = submit.get(120, TimeUnit.SECONDS);
+        s.clientAnswer = answer.toString();
+        h.awaitNoPrepared(RECOVERY_WINDOW);
+        expectSplit(s, Control.SUBMIT, app, null);
+    }
+
     /** The halt's trace line, and nothing prepared: neither local commit leaves anything for recovery. */
     private static void requireHaltEvidence(ScenarioRecord s) {
         h.requireHaltEvidence(s, RULE, HALT_POINT, "between the two local commits", 0);
     }
 
     /**
-     * After the restart: the split read with plain SQL, the invariant check naming it, the client's retry told that
-     * its work succeeded (the business database holds the command's stored answer), and the rule that names the split.
+     * After the restart: the split read with plain SQL, the invariant check naming it, the client's retry (when one
+     * is given) told that its work succeeded (the business database holds the command's stored answer), and the rule
+     * that names the split.
      */
     private static void expectSplit(ScenarioRecord s, Control control, long app, Answer retry) {
         s.rowsAfterRecovery.putAll(h.rows(app));
@@ -125,10 +176,12 @@ class NegativeControlChaosIT extends ChaosSuite {
         List<String> violations = h.invariants(s, false).violations();
         assertThat(violations).as("the invariant check names the split application").anyMatch(v -> v.contains("application " + app + " "));
 
-        s.note("the client's retry with the same Idempotency-Key: " + retry.status() + (retry.replayed() ? " (replayed)" : "")
-                + ": told that work succeeded which the engine never did");
-        assertThat(retry.status()).as("the retry: " + retry).isEqualTo(200);
-        assertThat(retry.replayed()).as("the business database holds the stored answer").isTrue();
+        if (retry != null) {
+            s.note("the client's retry with the same Idempotency-Key: " + retry.status() + (retry.replayed() ? " (replayed)" : "")
+                    + ": told that work succeeded which the engine never did");
+            assertThat(retry.status()).as("the retry: " + retry).isEqualTo(200);
+            assertThat(retry.replayed()).as("the business database holds the stored answer").isTrue();
+        }
 
         ChaosHarness.SplitSignals signals = h.splitSignals(s, app);
         s.foundByRule = signals.incidents().stream().filter(i -> i.startsWith(control.rule + " ")).findFirst().map(i -> control.rule)

@@ -51,16 +51,24 @@ class NetworkBlackholeChaosIT extends ChaosSuite {
     @BeforeAll
     static void startDatabases() throws IOException {
         h = new ChaosHarness();
+        boundTheWaits(h);
+    }
+
+    /**
+     * The settings that bound what a blackholed request waits for, on every service JVM of {@code harness}: the
+     * socket, statement, lock and connect timeouts, and Atomikos's in-request retries of the second phase.
+     */
+    static void boundTheWaits(ChaosHarness harness) throws IOException {
         // Atomikos retries a failed commit or rollback in the request thread before it leaves the branch to recovery;
         // each retry waits the interval and then at most the connect timeout for a new connection. Production's
         // 5 x 10 s (xa-config/atomikos/transactions-prod.properties) would outlast any affordable outage here.
-        Path atomikos = Files.writeString(h.work.resolve("atomikos-blackhole.properties"), """
+        Path atomikos = Files.writeString(harness.work.resolve("atomikos-blackhole.properties"), """
                 com.atomikos.icatch.oltp_max_retries=%d
                 com.atomikos.icatch.oltp_retry_interval=%d
                 """.formatted(OLTP_RETRIES, OLTP_RETRY_INTERVAL.toMillis()));
-        h.serviceSettings.add("--lockstep.tm.properties-file=" + atomikos);
+        harness.serviceSettings.add("--lockstep.tm.properties-file=" + atomikos);
         for (String db : List.of("business", "workflow")) {
-            h.serviceSettings.addAll(List.of(
+            harness.serviceSettings.addAll(List.of(
                     "--lockstep.db." + db + ".lock-timeout=2s",
                     "--lockstep.db." + db + ".statement-timeout=5s",
                     "--lockstep.db." + db + ".socket-timeout=" + SOCKET_TIMEOUT_SECONDS + "s",
