@@ -10,6 +10,7 @@ import dev.lockstep.transactions.usecase.UseCase;
 import dev.lockstep.transactions.usecase.UseCaseResult;
 import dev.lockstep.transactions.usecase.UseCaseTransaction;
 import dev.lockstep.transactions.workflow.definition.DeclarativeFlows.Format;
+import dev.lockstep.transactions.workflow.definition.FlowDiagram;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import java.io.ByteArrayOutputStream;
@@ -40,6 +41,8 @@ import tools.jackson.databind.json.JsonMapper;
 @RestController
 @RequestMapping(path = "/api/business-types", produces = "application/json")
 public class DefinitionsController {
+
+    private static final MediaType SVG = MediaType.parseMediaType("image/svg+xml");
 
     /** How much of an oversized upload is read and dropped so the client gets the 413 instead of a reset connection. */
     private static final long DRAIN_LIMIT = 64L * 1024 * 1024;
@@ -126,6 +129,17 @@ public class DefinitionsController {
     public ResponseEntity<String> bpmn(@PathVariable String key, @PathVariable int version) {
         String xml = registry.deployableXml(key, version).orElseThrow(() -> versionNotFound(key, version));
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_XML).body(xml);
+    }
+
+    /**
+     * A picture of the flow, drawn on the server from the BPMN the engine runs, so that a person sees what they approve.
+     * The SVG is served with a policy that lets it run nothing and load nothing, should it be opened on its own.
+     */
+    @GetMapping(path = "/{key}/definitions/{version}/diagram", produces = "image/svg+xml")
+    public ResponseEntity<String> diagram(@PathVariable String key, @PathVariable int version) {
+        String xml = registry.deployableXml(key, version).orElseThrow(() -> versionNotFound(key, version));
+        return ResponseEntity.ok().contentType(SVG).header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+                .body(FlowDiagram.svg(xml));
     }
 
     /** The document as it was uploaded: a declarative flow in its own media type, or the BPMN XML. */

@@ -7,15 +7,23 @@ import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
+import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -116,6 +124,68 @@ class DeclarativeFlowTest {
                 .containsExactlyInAnyOrder(tuple("a", "UNKNOWN_GROUP"));
         assertThat(db.business().queryForList("select version from definition_version where type_key = ?", Integer.class, type))
                 .containsExactly(1);
+    }
+
+    @Test
+    void eachVersionHasADiagramOfItsStepsGroupsConditionsAndDeadlinesThatRunsNothing() throws Exception {
+        String type = registeredType();
+        String marked = "Final <script>alert(1)</script> & sign-off";
+        Api.Response proposed = api.post("erin", "/api/business-types/" + type + "/definitions",
+                FLOW.replace("\"Final approval\"", "\"Final <script>alert(1)</script> & sign-off\""));
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+
+        Api.Response diagram = api.get("audrey", "/api/business-types/" + type + "/definitions/1/diagram", "image/svg+xml");
+        assertThat(diagram.status()).as(diagram.toString()).isEqualTo(200);
+        assertThat(diagram.contentType()).startsWith("image/svg+xml");
+        assertThat(diagram.header("Content-Security-Policy")).startsWith("default-src 'none'");
+        DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+        factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+        Document svg = factory.newDocumentBuilder().parse(new ByteArrayInputStream(diagram.body().getBytes(StandardCharsets.UTF_8)));
+        assertThat(svg.getDocumentElement().getTagName()).isEqualTo("svg");
+        assertThat(svg.getElementsByTagName("script").getLength()).as("the step name stays text").isZero();
+
+        Map<String, Element> shapes = new HashMap<>();
+        int flows = 0;
+        NodeList groups = svg.getElementsByTagName("g");
+        for (int i = 0; i < groups.getLength(); i++) {
+            Element group = (Element) groups.item(i);
+            if (group.hasAttribute("data-element-id")) {
+                shapes.put(group.getAttribute("data-element-id"), group);
+            } else if (group.hasAttribute("data-flow-id")) {
+                flows++;
+            }
+        }
+        // one shape per step, event and gateway of the BPMN the engine runs (boundary timers are drawn on their task), one per flow
+        factory.setNamespaceAware(true);
+        Document bpmn = factory.newDocumentBuilder().parse(new ByteArrayInputStream(
+                api.get("audrey", "/api/business-types/" + type + "/definitions/1/bpmn", "application/xml").body().getBytes(StandardCharsets.UTF_8)));
+        List<String> nodeIds = new ArrayList<>();
+        for (String kind : List.of("startEvent", "endEvent", "userTask", "parallelGateway", "exclusiveGateway")) {
+            NodeList elements = bpmn.getElementsByTagNameNS("*", kind);
+            for (int i = 0; i < elements.getLength(); i++) {
+                nodeIds.add(((Element) elements.item(i)).getAttribute("id"));
+            }
+        }
+        assertThat(shapes.keySet()).containsExactlyInAnyOrderElementsOf(nodeIds)
+                .contains("managerApproval", "legalReview", "financeReview", "finalApproval");
+        assertThat(flows).isEqualTo(bpmn.getElementsByTagNameNS("*", "sequenceFlow").getLength()).isPositive();
+        assertThat(shapes.get("managerApproval").getTextContent()).contains("Manager approval", "groups: managers", "timer P2D");
+        assertThat(shapes.get("finalApproval").getTextContent()).contains(marked.substring(0, 23), "groups: directors");
+        assertThat(svg.getDocumentElement().getTextContent()).contains("amount > 10000");
+        // the two branches of the parallel review stand in one column, one under the other
+        Element legal = firstShape(shapes.get("legalReview"));
+        Element finance = firstShape(shapes.get("financeReview"));
+        assertThat(legal.getAttribute("x")).isEqualTo(finance.getAttribute("x"));
+        assertThat(legal.getAttribute("y")).isNotEqualTo(finance.getAttribute("y"));
+
+        Api.Response missing = api.get("audrey", "/api/business-types/" + type + "/definitions/9/diagram",
+                "image/svg+xml, application/problem+json");
+        assertThat(missing.status()).as(missing.toString()).isEqualTo(404);
+        assertThat(missing.contentType()).startsWith("application/problem+json");
+    }
+
+    private static Element firstShape(Element group) {
+        return (Element) group.getElementsByTagName("rect").item(0);
     }
 
     /** Both databases tell the same story: the application's and its binding's status against the engine's run and open tasks. */
