@@ -150,6 +150,15 @@ class DeclarativeFlowsTest {
         System.out.printf("50-step declarative flow: compiled and checked in %d ms, deployable XML %d bytes%n",
                 (System.nanoTime() - started) / 1_000_000, accepted.deployableXml().length);
         assertThat(accepted.userTaskIds()).hasSize(55);
+
+        // its diagram: one box per user task, every timer written under its step, no element drawn twice
+        started = System.nanoTime();
+        String svg = FlowDiagram.svg(new String(accepted.deployableXml(), StandardCharsets.UTF_8));
+        System.out.printf("50-step declarative flow: diagram drawn in %d ms, %d bytes of SVG%n", (System.nanoTime() - started) / 1_000_000,
+                svg.length());
+        assertThat(svg.split("<rect ", -1)).hasSize(55 + 1);
+        assertThat(svg.split(">timer PT4H<", -1)).hasSize(45 + 1);
+        assertThat(accepted.userTaskIds()).allMatch(id -> svg.split("data-element-id=\"" + id + "\"", -1).length == 2);
     }
 
     @Test
