@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BiPredicate;
@@ -341,7 +342,10 @@ class UseCaseCrashChaosIT extends ChaosSuite {
 
     /** The approval status (business database) and the open tasks (workflow database), read with plain SQL. */
     static State state(long applicationId) {
-        var rows = h.rows(applicationId);
+        return state(applicationId, h.rows(applicationId));
+    }
+
+    private static State state(long applicationId, Map<String, Object> rows) {
         String application = String.valueOf(rows.get("business: application " + applicationId));
         String status = application.replaceAll("^approval_status=([A-Z_]+).*$", "$1");
         String tasks = String.valueOf(rows.get("workflow: open tasks"));
@@ -350,8 +354,8 @@ class UseCaseCrashChaosIT extends ChaosSuite {
 
     /** {@link #state} with who holds each open task in the engine and the application's {@code task_handover} rows. */
     static State stateWithHolders(long applicationId) {
-        State state = state(applicationId);
-        var rows = h.rows(applicationId);
+        Map<String, Object> rows = h.rows(applicationId);
+        State state = state(applicationId, rows);
         String holders = String.valueOf(rows.get("workflow: open tasks and holders"));
         return new State(state.approvalStatus(), state.openTasks(),
                 holders.equals("none") ? List.of() : Arrays.stream(holders.split(", ")).sorted().toList(),

@@ -145,10 +145,11 @@ public final class ComplianceReport implements TestWatcher {
     private synchronized void write() {
         try {
             Files.createDirectories(ownPart.getParent());
-            Files.writeString(ownPart, JSON.writeValueAsString(new Part(startedAt, versions, List.copyOf(scenarios.values()))));
+            Part own = new Part(startedAt, versions, List.copyOf(scenarios.values()));
+            Files.writeString(ownPart, JSON.writeValueAsString(own));
             try (FileChannel lock = FileChannel.open(directory.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                     FileLock held = lock.lock()) {
-                Merged merged = mergeParts();
+                Merged merged = mergeParts(own);
                 Map<String, Object> json = new LinkedHashMap<>();
                 json.put("title", "Lockstep two-phase commit compliance report");
                 json.put("generatedAt", ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
@@ -176,8 +177,8 @@ public final class ComplianceReport implements TestWatcher {
         }
     }
 
-    /** Reads the parts of this run; parts of earlier runs (a build without {@code clean}) are deleted. */
-    private Merged mergeParts() throws IOException {
+    /** This JVM's part and the others of this run, read from their files; parts of earlier runs (a build without {@code clean}) are deleted. */
+    private Merged mergeParts(Part own) throws IOException {
         Map<Integer, ScenarioRecord> all = new TreeMap<>();
         Map<String, String> allVersions = new LinkedHashMap<>();
         String earliest = startedAt;
@@ -187,8 +188,7 @@ public final class ComplianceReport implements TestWatcher {
                     Files.deleteIfExists(file);
                     continue;
                 }
-                Part part = file.equals(ownPart) ? new Part(startedAt, versions, List.copyOf(scenarios.values()))
-                        : JSON.readValue(file.toFile(), Part.class);
+                Part part = file.equals(ownPart) ? own : JSON.readValue(file.toFile(), Part.class);
                 part.scenarios().forEach(s -> all.put(s.number, s));
                 allVersions.putAll(part.versions());
                 earliest = part.startedAt().compareTo(earliest) < 0 ? part.startedAt() : earliest;
