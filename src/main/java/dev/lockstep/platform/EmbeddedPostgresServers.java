@@ -107,6 +107,7 @@ public class EmbeddedPostgresServers implements Closeable {
         return configured.withConnection(server.getJdbcUrl("postgres", database), "postgres", "");
     }
 
+    @PostgresqlOnly("the embedded default is PostgreSQL by definition")
     private static void createDatabaseIfMissing(EmbeddedPostgres server, String database) {
         try (Connection connection = server.getPostgresDatabase().getConnection();
                 PreparedStatement exists = connection.prepareStatement("select 1 from pg_database where datname = ?")) {

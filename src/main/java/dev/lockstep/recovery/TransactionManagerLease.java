@@ -32,7 +32,7 @@ public class TransactionManagerLease implements BeforeRecovery {
     private final String instanceId = UUID.randomUUID().toString();
     private final JdbcTemplate business;
     private final Duration duration;
-    private final boolean oracle;
+    private final LeaseStatements statements;
 
     public TransactionManagerLease(String tmName, String location, JdbcTemplate business, DatabaseVendor vendor,
             Duration duration) {
@@ -40,7 +40,7 @@ public class TransactionManagerLease implements BeforeRecovery {
         this.location = location;
         this.business = business;
         this.duration = duration;
-        this.oracle = vendor == DatabaseVendor.ORACLE;
+        this.statements = vendor == DatabaseVendor.ORACLE ? LeaseStatements.ORACLE : LeaseStatements.POSTGRESQL;
     }
 
     public String instanceId() {
@@ -56,32 +56,7 @@ public class TransactionManagerLease implements BeforeRecovery {
         long seconds = duration.toSeconds();
         int taken;
         try {
-            taken = oracle
-                    ? business.update("""
-                            merge into recovery_node n
-                            using (select ? tm_name, ? holder_location, ? instance_id from dual) s on (n.tm_name = s.tm_name)
-                            when matched then update set n.started_at = systimestamp, n.heartbeat_at = systimestamp,
-                                   n.holder_location = s.holder_location, n.instance_id = s.instance_id,
-                                   n.lease_expires_at = systimestamp + numtodsinterval(?, 'SECOND')
-                             where n.holder_location = s.holder_location or n.lease_expires_at < systimestamp
-                                or (n.holder_location is null and n.heartbeat_at < systimestamp - numtodsinterval(?, 'SECOND'))
-                            when not matched then insert (tm_name, started_at, heartbeat_at, holder_location, instance_id,
-                                   lease_expires_at)
-                                   values (s.tm_name, systimestamp, systimestamp, s.holder_location, s.instance_id,
-                                           systimestamp + numtodsinterval(?, 'SECOND'))
-                            """, tmName, location, instanceId, seconds, seconds, seconds)
-                    : business.update("""
-                            insert into recovery_node (tm_name, started_at, heartbeat_at, holder_location, instance_id,
-                                   lease_expires_at)
-                            values (?, now(), now(), ?, ?, now() + make_interval(secs => ?))
-                            on conflict (tm_name) do update set started_at = excluded.started_at,
-                                   heartbeat_at = excluded.heartbeat_at, holder_location = excluded.holder_location,
-                                   instance_id = excluded.instance_id, lease_expires_at = excluded.lease_expires_at
-                             where recovery_node.holder_location = excluded.holder_location
-                                or recovery_node.lease_expires_at < now()
-                                or (recovery_node.holder_location is null
-                                    and recovery_node.heartbeat_at < now() - make_interval(secs => ?))
-                            """, tmName, location, instanceId, seconds, seconds);
+            taken = business.update(statements.acquire(), statements.acquireArguments(tmName, location, instanceId, seconds));
         } catch (DuplicateKeyException raced) {
             taken = 0; // another node inserted the row in the same moment: it holds the name
         }
@@ -102,8 +77,7 @@ public class TransactionManagerLease implements BeforeRecovery {
 
     /** On an orderly stop: the name is free for another location at once (a crashed node's lease runs out instead). */
     public void release() {
-        business.update("update recovery_node set lease_expires_at = " + (oracle ? "systimestamp" : "now()")
-                + " where tm_name = ? and holder_location = ?", tmName, location);
+        business.update(statements.release(), tmName, location);
     }
 
     /**
@@ -111,15 +85,94 @@ public class TransactionManagerLease implements BeforeRecovery {
      * node lost the database for longer than the lease).
      */
     public boolean renew() {
-        int renewed = business.update(oracle
-                ? "update recovery_node set heartbeat_at = systimestamp, lease_expires_at = systimestamp"
-                        + " + numtodsinterval(?, 'SECOND') where tm_name = ? and holder_location = ?"
-                : "update recovery_node set heartbeat_at = now(), lease_expires_at = now() + make_interval(secs => ?)"
-                        + " where tm_name = ? and holder_location = ?", duration.toSeconds(), tmName, location);
+        int renewed = business.update(statements.renew(), duration.toSeconds(), tmName, location);
         if (renewed == 0) {
             log.error("the lease on transaction manager name {} is no longer held by this node ({}): another node runs"
                     + " under the same name. Stop one of them and give it its own {}.", tmName, location, SETTING);
         }
         return renewed == 1;
+    }
+
+    /** The lease's statements by vendor: the database's clock decides expiry, so every node compares against one clock. */
+    private enum LeaseStatements {
+        POSTGRESQL {
+            @Override
+            String acquire() {
+                return """
+                        insert into recovery_node (tm_name, started_at, heartbeat_at, holder_location, instance_id,
+                               lease_expires_at)
+                        values (?, now(), now(), ?, ?, now() + make_interval(secs => ?))
+                        on conflict (tm_name) do update set started_at = excluded.started_at,
+                               heartbeat_at = excluded.heartbeat_at, holder_location = excluded.holder_location,
+                               instance_id = excluded.instance_id, lease_expires_at = excluded.lease_expires_at
+                         where recovery_node.holder_location = excluded.holder_location
+                            or recovery_node.lease_expires_at < now()
+                            or (recovery_node.holder_location is null
+                                and recovery_node.heartbeat_at < now() - make_interval(secs => ?))
+                        """;
+            }
+
+            @Override
+            Object[] acquireArguments(String tmName, String location, String instanceId, long seconds) {
+                return new Object[] {tmName, location, instanceId, seconds, seconds};
+            }
+
+            @Override
+            String release() {
+                return "update recovery_node set lease_expires_at = now() where tm_name = ? and holder_location = ?";
+            }
+
+            @Override
+            String renew() {
+                return "update recovery_node set heartbeat_at = now(), lease_expires_at = now() + make_interval(secs => ?)"
+                        + " where tm_name = ? and holder_location = ?";
+            }
+        },
+
+        ORACLE {
+            @Override
+            String acquire() {
+                return """
+                        merge into recovery_node n
+                        using (select ? tm_name, ? holder_location, ? instance_id from dual) s on (n.tm_name = s.tm_name)
+                        when matched then update set n.started_at = systimestamp, n.heartbeat_at = systimestamp,
+                               n.holder_location = s.holder_location, n.instance_id = s.instance_id,
+                               n.lease_expires_at = systimestamp + numtodsinterval(?, 'SECOND')
+                         where n.holder_location = s.holder_location or n.lease_expires_at < systimestamp
+                            or (n.holder_location is null and n.heartbeat_at < systimestamp - numtodsinterval(?, 'SECOND'))
+                        when not matched then insert (tm_name, started_at, heartbeat_at, holder_location, instance_id,
+                               lease_expires_at)
+                               values (s.tm_name, systimestamp, systimestamp, s.holder_location, s.instance_id,
+                                       systimestamp + numtodsinterval(?, 'SECOND'))
+                        """;
+            }
+
+            @Override
+            Object[] acquireArguments(String tmName, String location, String instanceId, long seconds) {
+                return new Object[] {tmName, location, instanceId, seconds, seconds, seconds};
+            }
+
+            @Override
+            String release() {
+                return "update recovery_node set lease_expires_at = systimestamp where tm_name = ? and holder_location = ?";
+            }
+
+            @Override
+            String renew() {
+                return "update recovery_node set heartbeat_at = systimestamp, lease_expires_at = systimestamp"
+                        + " + numtodsinterval(?, 'SECOND') where tm_name = ? and holder_location = ?";
+            }
+        };
+
+        /** Takes the name unless a live node at another location holds it; one row changed when taken. */
+        abstract String acquire();
+
+        abstract Object[] acquireArguments(String tmName, String location, String instanceId, long seconds);
+
+        /** Arguments: name, location. */
+        abstract String release();
+
+        /** Arguments: lease seconds, name, location. */
+        abstract String renew();
     }
 }

@@ -1,8 +1,8 @@
 package dev.lockstep.approval.todo;
 
+import dev.lockstep.platform.DatabaseEndpoints;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,9 +11,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,25 +29,19 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class TaskProjection {
 
-    // The business fields, its business type among them, are copied from the application the process runs for
-    // (business key = application id); an application of a registered type has no amount.
-    private static final String UPSERT = """
-            insert into task_projection (task_id, process_instance_id, task_definition_key, task_name, business_type,
-                   application_id, applicant_id, application_title, amount, state, assignee, owner, delegation_state,
-                   candidate_groups, created_at, ended_at, end_reason)
-            select ?, ?, ?, ?::varchar, a.business_type, a.id, a.applicant_id, a.title, a.amount, ?, ?::varchar, ?::varchar, ?::varchar,
-                   string_to_array(?, ','), ?::timestamptz, ?::timestamptz, ?::varchar
-              from application a where a.id = ?
-            on conflict (task_id) do update set task_name = excluded.task_name, state = excluded.state,
-                   assignee = excluded.assignee, owner = excluded.owner, delegation_state = excluded.delegation_state,
-                   candidate_groups = excluded.candidate_groups, ended_at = excluded.ended_at, end_reason = excluded.end_reason
-            """;
-
     @PersistenceContext
     private EntityManager entityManager;
 
+    private final TaskProjectionDialect dialect;
+
+    TaskProjection(DatabaseEndpoints endpoints) {
+        this.dialect = TaskProjectionDialect.of(endpoints.business().vendor());
+    }
+
+    // The business fields, its business type among them, are copied from the application the process runs for
+    // (business key = application id); an application of a registered type has no amount.
     void save(ProjectedTask task, String businessKey) {
-        int rows = update(UPSERT, task.taskId(), task.processInstanceId(), task.taskDefinitionKey(), task.taskName(),
+        int rows = update(dialect.upsert(), task.taskId(), task.processInstanceId(), task.taskDefinitionKey(), task.taskName(),
                 task.state().name(), task.assignee(), task.owner(), task.delegationState(),
                 String.join(",", task.candidateGroups()), utc(task.createdAt()), utc(task.endedAt()), task.endReason(),
                 Long.parseLong(businessKey));
@@ -57,6 +49,9 @@ public class TaskProjection {
             // Failing the engine command rolls the task change back too: better no change than a task nobody sees.
             throw new IllegalStateException("task " + task.taskId() + " belongs to business key " + businessKey
                     + ", which is no application");
+        }
+        for (TaskProjectionDialect.Statement offer : dialect.offerWrites(task)) {
+            update(offer.sql(), offer.arguments().toArray());
         }
     }
 
@@ -151,38 +146,16 @@ public class TaskProjection {
      * ix_task_projection_todo_assignee, each group's offers from ix_task_offer_todo (one lateral arm per
      * group) — and the page is the newest of those: the cost grows with the page size and the number of
      * the user's groups, not with the number of open tasks.
-     * <p>The groups are a VALUES list and the limits literals (a page size the controller bounds), so that
-     * PostgreSQL's estimates of a generic plan match the custom ones and it keeps one generic plan per
-     * pooled connection: with the groups in one array parameter it planned every request anew (about half
-     * a millisecond, as long as running it; docs/performance.md).
      */
     TaskPage todo(String userId, Collection<String> groups, TaskFilter filter, String cursor, int size) {
         TaskCursor position = cursor == null ? null : TaskCursor.decode(cursor);
-        String limit = Integer.toString(Math.addExact(size, 1));
         // never the caller's own applications: whatever put such a task in reach, she does not decide it
         Query own = filtered(new Query("p.state = 'OPEN' and p.assignee = ? and p.applicant_id <> ?", userId, userId), filter)
                 .after(position, "p.created_at", "p.task_id");
-        Query offered = filtered(new Query("o.group_id = offered_to.group_id and p.applicant_id <> ?", userId), filter)
-                .after(position, "o.created_at", "o.task_id");
-        String offeredArm = groups.isEmpty() ? "" : """
-                    union
-                    (select arm.task_id from (values %s) as offered_to(group_id) cross join lateral (
-                        select o.task_id from task_offer o join task_projection p on p.task_id = o.task_id where %s
-                         order by o.created_at desc, o.task_id desc limit %s) arm)
-                """.formatted(String.join(", ", Collections.nCopies(groups.size(), "(?)")), offered.where, limit);
-        String sql = """
-                select p.* from task_projection p join (
-                    (select p.task_id from task_projection p where %s
-                      order by p.created_at desc, p.task_id desc limit %s)
-                %s) candidates on candidates.task_id = p.task_id
-                order by p.created_at desc, p.task_id desc limit %s
-                """.formatted(own.where, limit, offeredArm, limit);
-        List<Object> args = new ArrayList<>(own.args);
-        if (!groups.isEmpty()) {
-            args.addAll(groups);
-            args.addAll(offered.args);
-        }
-        return page(query(sql, args.toArray()), size, TaskView::createdAt);
+        Query offered = filtered(new Query("p.applicant_id <> ?", userId), filter).after(position, "o.created_at", "o.task_id");
+        TaskProjectionDialect.Statement todo = dialect.todo(own.condition(), List.copyOf(groups), offered.condition(),
+                Math.addExact(size, 1));
+        return page(query(todo.sql(), todo.arguments().toArray()), size, TaskView::createdAt);
     }
 
     /** Tasks the user completed; latest first. */
@@ -191,7 +164,8 @@ public class TaskProjection {
         Query query = filtered(new Query("p.state = 'COMPLETED' and p.assignee = ?", userId), filter)
                 .after(position, "p.ended_at", "p.task_id");
         return page(query("select p.* from task_projection p where " + query.where
-                + " order by p.ended_at desc, p.task_id desc limit " + Math.addExact(size, 1), query.args.toArray()), size,
+                + " order by p.ended_at desc, p.task_id desc fetch first " + Math.addExact(size, 1) + " rows only",
+                query.args.toArray()), size,
                 TaskView::endedAt);
     }
 
@@ -247,11 +221,10 @@ public class TaskProjection {
         return statement;
     }
 
-    private static TaskView view(ResultSet rs) throws SQLException {
-        Array groups = rs.getArray("candidate_groups");
+    private TaskView view(ResultSet rs) throws SQLException {
         return new TaskView(rs.getString("task_id"), rs.getString("task_name"), rs.getString("task_definition_key"),
                 rs.getString("process_instance_id"), rs.getString("state"), rs.getString("assignee"), rs.getString("owner"),
-                rs.getString("delegation_state"), Arrays.asList((String[]) groups.getArray()), instant(rs, "created_at"),
+                rs.getString("delegation_state"), dialect.candidateGroups(rs), instant(rs, "created_at"),
                 instant(rs, "ended_at"), rs.getString("business_type"), rs.getLong("application_id"),
                 rs.getString("application_title"), rs.getString("applicant_id"), rs.getBigDecimal("amount"),
                 instant(rs, "due_at"), rs.getObject("overdue_since") != null, instant(rs, "overdue_since"));
@@ -262,12 +235,12 @@ public class TaskProjection {
         return value == null ? null : value.toInstant();
     }
 
-    private static OffsetDateTime utc(Instant instant) {
+    static OffsetDateTime utc(Instant instant) {
         return instant == null ? null : instant.atOffset(ZoneOffset.UTC);
     }
 
     /** A where clause built only from the filters present, with its arguments in order. */
-    private static final class Query {
+    private final class Query {
         private final StringBuilder where;
         private final List<Object> args = new ArrayList<>();
 
@@ -289,7 +262,12 @@ public class TaskProjection {
         /** Keyset: rows after the cursor in (sort column, task id) descending order. */
         Query after(TaskCursor position, String sortColumn, String taskIdColumn) {
             return position == null ? this
-                    : and("(" + sortColumn + ", " + taskIdColumn + ") < (?, ?)", utc(position.at()), position.taskId());
+                    : and(dialect.keysetAfter(sortColumn, taskIdColumn),
+                            dialect.keysetArguments(utc(position.at()), position.taskId()).toArray());
+        }
+
+        TaskProjectionDialect.Condition condition() {
+            return new TaskProjectionDialect.Condition(where.toString(), args);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.contention;
 
+import dev.lockstep.platform.PostgresqlOnly;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.zaxxer.hikari.HikariConfig;
@@ -43,6 +44,7 @@ import org.springframework.stereotype.Component;
  * {@link #FRESH_FOR} (a lock timeout has waited seconds already; the answer is that much older at most).
  */
 @Component
+@PostgresqlOnly("reads pg_locks and pg_prepared_xacts; only PostgreSQL databases are added (add), and on Oracle a lock timeout names no holder (docs/operations.md)")
 class LockHolders {
 
     static final String APPLICATION_NAME = "lockstep-lock-holders";

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.monitoring;
 
+import dev.lockstep.platform.PostgresqlOnly;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.platform.DatabaseSettings;
@@ -52,6 +53,7 @@ final class MonitoredXaPool implements AutoCloseable {
      * Prepared branches the database holds now. Normal for the instant between prepare and commit; a
      * count that stays up means in-doubt transactions, which hold their row locks.
      */
+    @PostgresqlOnly("the switch's ORACLE arm reads sys.dba_pending_transactions")
     long preparedTransactions() throws SQLException {
         try (Connection connection = plain.getConnection(); Statement statement = connection.createStatement();
                 ResultSet count = statement.executeQuery(switch (settings.vendor()) {

@@ -1,5 +1,6 @@
 package dev.lockstep.transactions.xa;
 
+import dev.lockstep.platform.PostgresqlOnly;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.StartupCheckFailure;
@@ -65,6 +66,7 @@ public final class XaStartupChecks {
         }
     }
 
+    @PostgresqlOnly("called for a PostgreSQL database; inspect reads sys_context on Oracle")
     private static String inspectPostgres(String prefix, DatabaseSettings settings, Connection connection) throws SQLException {
         int maxPrepared = Integer.parseInt(queryString(connection, "show max_prepared_transactions"));
         if (maxPrepared < settings.poolSize()) {
