@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -34,6 +35,12 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Starts the service; {@code home} holds its Atomikos log and the captured console output. */
     public static ServiceProcess start(Path home, Map<String, String> environment) throws IOException {
+        return start(home, environment, List.of());
+    }
+
+    /** As {@link #start(Path, Map)}, with further JVM options (e.g. {@link SecondNode#bytemanAgent}). */
+    public static ServiceProcess start(Path home, Map<String, String> environment, List<String> jvmOptions)
+            throws IOException {
         int port = ServiceJvm.freePort();
         Map<String, String> variables = new HashMap<>();
         // external mode requires an absolute coordinator log directory; a test may set another
@@ -42,8 +49,9 @@ public final class ServiceProcess implements AutoCloseable {
         variables.putAll(environment);
         variables.put("LOCKSTEP_HOME", home.toAbsolutePath().toString());
         variables.put("SERVER_PORT", Integer.toString(port));
-        return new ServiceProcess(ServiceJvm.start(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-                ServiceJvm.testClasspath(), List.of(), variables, home.resolve("console.log"), port));
+        List<String> jvm = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        jvm.addAll(jvmOptions);
+        return new ServiceProcess(ServiceJvm.start(jvm, ServiceJvm.testClasspath(), List.of(), variables, home.resolve("console.log"), port));
     }
 
     /**
@@ -74,7 +82,7 @@ public final class ServiceProcess implements AutoCloseable {
         return this;
     }
 
-    /** Waits for a startup that must fail; returns the exit code. */
+    /** Waits for the JVM to end by itself (a startup that fails, a Byteman rule that halts it); returns the exit code. */
     public int awaitExit() {
         if (!jvm.awaitExit(STARTUP)) {
             throw new AssertionError("the service kept running although its startup should have failed:\n" + output());
