@@ -10,6 +10,7 @@ import dev.lockstep.chaos.UseCaseCrashChaosIT.State;
 import dev.lockstep.chaos.UseCaseCrashChaosIT.Subject;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
+import java.util.Arrays;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,10 +18,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Scenarios 78-117: the JVM halted inside the task commands and the administrator's commands, each of which writes
- * both databases in one XA transaction (the engine's task, the business's projection row, handover record, trail,
- * fence and idempotency record): claim, reject, terminate, delegate, resolve a delegated task, transfer, add a
- * countersigner and remove one. The proof is {@link UseCaseCrashChaosIT}'s: the halt hit its point, after the restart
+ * Scenarios 78-117 and 124-128: the JVM halted inside the task commands and the administrator's commands, each of which
+ * writes both databases in one XA transaction (the engine's task, the business's projection row, handover record,
+ * trail, fence and idempotency record): claim, reject, terminate, delegate, resolve a delegated task, transfer, add a
+ * countersigner, remove one, and unclaim. The proof is {@link UseCaseCrashChaosIT}'s: the halt hit its point, after the restart
  * both databases hold the command entirely or not at all, read with plain SQL, here including who holds each open task
  * in the engine and the business's {@code task_handover} rows, nothing is prepared, the whole-database invariants hold
  * (the todo projection's assignee, owner and delegation state equal the engine's), and the client's retry has exactly
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class TaskCommandCrashChaosIT extends ChaosSuite {
 
     private static final int FIRST_NUMBER = 78;
+    private static final int UNCLAIM_FIRST_NUMBER = 124;
 
     @BeforeAll
     static void startDatabases() {
@@ -115,6 +117,27 @@ class TaskCommandCrashChaosIT extends ChaosSuite {
                 return new Subject(app, "erin", "POST", "/api/applications/" + app + "/countersign/signers/remove",
                         "{\"userId\":\"dave\",\"comment\":\"left the company\"}");
             }
+        },
+        /** Scenarios 124-128: numbered after the negative controls, which took 120-123 before unclaim existed. */
+        UNCLAIM("unclaim", State.held("APPROVING", 0, "managerApproval=bob"), State.held("APPROVING", 0, "managerApproval")) {
+            @Override
+            public Subject prepare(LockstepClient client, String title) {
+                long app = submitted(client, draft(client, title, false, null));
+                String task = client.openTask(app, "managerApproval");
+                handOver(client, "bob", task, "claim", null);
+                return new Subject(app, "bob", "POST", "/api/tasks/" + task + "/unclaim", null);
+            }
+
+            @Override
+            public boolean keyed() {
+                return false;
+            }
+
+            /** TASK_NOT_CLAIMED: the task is back with its groups, and the repeat changes nothing. */
+            @Override
+            public int repeatStatusOnceCommitted() {
+                return 409;
+            }
         };
 
         private final Expectation expectation;
@@ -140,7 +163,15 @@ class TaskCommandCrashChaosIT extends ChaosSuite {
     }
 
     static Stream<Arguments> scenarios() {
-        return UseCaseCrashChaosIT.matrix(FIRST_NUMBER, TaskCommand.values(), (command, point) -> point.aroundTheCommitDecision());
+        TaskCommand[] numberedFrom78 = Arrays.stream(TaskCommand.values()).filter(command -> command != TaskCommand.UNCLAIM)
+                .toArray(TaskCommand[]::new);
+        return Stream.concat(UseCaseCrashChaosIT.matrix(FIRST_NUMBER, numberedFrom78, TaskCommandCrashChaosIT::inCi),
+                UseCaseCrashChaosIT.matrix(UNCLAIM_FIRST_NUMBER, new TaskCommand[] {TaskCommand.UNCLAIM},
+                        TaskCommandCrashChaosIT::inCi));
+    }
+
+    private static boolean inCi(CrashableUseCase command, HaltPoint point) {
+        return point.aroundTheCommitDecision();
     }
 
     @ParameterizedTest(name = "{0}. {1}: JVM halted {2}")
