@@ -204,6 +204,64 @@ class StepDeadlinesTest {
     }
 
     /**
+     * The countersign step's shipped policy (remind 3d, escalate 7d to managers, reject at 20d) on a countersign whose
+     * first signer has voted: the reminder goes once to the two outstanding signers alone, the escalation offers their
+     * tasks to managers too, and the final deadline rejects the application; each firing passes the action fence once
+     * and moves the engine, the projection, the trail and the outbox together (issue 36 item 4).
+     */
+    @Test
+    void aCountersignStepRemindsEachOutstandingSignerOnceThenEscalatesThenRejects() throws Exception {
+        Api.Response created = api.post("alice", "/api/applications", """
+                {"title": "Data-sharing agreement", "assetId": 7, "amount": 50000, "riskLevel": "LOW", "sensitive": false,
+                 "countersign": {"signers": ["bob", "carol", "dave"], "policy": "ALL"}}""");
+        assertThat(created.status()).as(created.toString()).isEqualTo(201);
+        long id = created.json().get("id").asLong();
+        String processInstanceId = submit(api, id);
+        assertThat(complete(api, "bob", signersTask(processInstanceId, "bob"), "APPROVE").status()).isEqualTo(200);
+        List<String> outstanding = List.of(signersTask(processInstanceId, "carol"), signersTask(processInstanceId, "dave"));
+        long actions = actionSeq(id);
+
+        advanceEngineClock(Duration.ofDays(3).plusMinutes(1));
+        awaitEvent(id, "REMINDED");
+        assertThat(db.business().queryForObject("select open_task_ids from application_event where application_id = ?"
+                + " and kind = 'REMINDED'", String.class, id).split(",")).containsExactlyInAnyOrderElementsOf(outstanding);
+        assertThat(notifications(id)).singleElement().satisfies(payload -> assertThat(payload).contains("\"kind\":\"REMINDED\"")
+                .contains("\"step\":\"countersign\"").contains("\"recipientUsers\":[\"carol\",\"dave\"]"));
+        assertThat(db.business().queryForList("select task_id from task_projection where application_id = ?"
+                + " and overdue_since is not null", String.class, id)).containsExactlyInAnyOrderElementsOf(outstanding);
+        assertThat(actionSeq(id)).as("one firing, one pass through the fence").isEqualTo(actions + 1);
+
+        advanceEngineClock(Duration.ofDays(7).plusMinutes(1));
+        awaitEvent(id, "ESCALATED");
+        for (String task : outstanding) {
+            assertThat(engine.getTaskService().getIdentityLinksForTask(task)).anySatisfy(link ->
+                    assertThat(link.getGroupId()).isEqualTo("managers"));
+            assertThat(db.business().queryForObject("select array_to_string(candidate_groups, ',') from task_projection"
+                    + " where task_id = ?", String.class, task)).isEqualTo("managers");
+        }
+        assertThat(notifications(id)).last().satisfies(payload -> assertThat(payload).contains("\"kind\":\"ESCALATED\"")
+                .contains("\"recipientGroups\":[\"managers\"]"));
+        assertThat(events(id)).as("reminded once, four days after the reminder").containsExactly("REMINDED", "ESCALATED");
+        assertThat(actionSeq(id)).isEqualTo(actions + 2);
+        assertThat(status(id)).isEqualTo("APPROVING");
+
+        advanceEngineClock(Duration.ofDays(20).plusMinutes(1));
+        awaitEvent(id, "OVERDUE_REJECTED");
+        assertThat(status(id)).isEqualTo("REJECTED");
+        assertThat(db.business().queryForObject("select binding_status from business_process_binding where process_instance_id = ?",
+                String.class, processInstanceId)).isEqualTo("REJECTED");
+        assertThat(events(id)).containsExactly("REMINDED", "ESCALATED", "OVERDUE_REJECTED");
+        assertThat(db.business().queryForList("select state from task_projection where application_id = ? order by state",
+                String.class, id)).containsExactly("CANCELED", "CANCELED", "COMPLETED");
+        assertThat(notifications(id)).last().satisfies(payload -> assertThat(payload)
+                .contains("\"kind\":\"OVERDUE_REJECTED\"").contains("\"recipientUsers\":[\"alice\"]"));
+        assertThat(runtime.createProcessInstanceQuery().processInstanceId(processInstanceId).count()).isZero();
+        assertThat(db.business().queryForObject("select count(*) from outbox_event where aggregate_id = ? and event_type = ?",
+                Integer.class, Long.toString(id), "ASSET_PUBLISH_REQUESTED")).isZero();
+        assertConsistent();
+    }
+
+    /**
      * A declarative flow's {@code deadline} (issue 30) is the built-in final deadline's action on the compiled timer's
      * flow: its firing rejects the application in the timer job's XA transaction, as the built-in one does.
      */
@@ -323,6 +381,11 @@ class StepDeadlinesTest {
     }
 
     private record WaitingStep(long applicationId, String processInstanceId, String task) {
+    }
+
+    private String signersTask(String processInstanceId, String signer) {
+        return db.workflow().queryForObject("select id_ from act_ru_task where proc_inst_id_ = ? and assignee_ = ?",
+                String.class, processInstanceId, signer);
     }
 
     /** From now on the engine's clock runs {@code by} ahead: due timers fire, and a failed firing's retry comes due too. */
