@@ -70,6 +70,24 @@ public final class SecondNode {
         return equals < 0 ? argument : argument.substring(0, equals);
     }
 
+    /**
+     * Settings for more users beside the DBA, each {@code {name, role, group or null}}, with the demo password (external
+     * mode has no demo users).
+     */
+    public static List<String> users(String[]... users) {
+        List<String> settings = new ArrayList<>();
+        for (int i = 0; i < users.length; i++) {
+            String prefix = "--lockstep.security.users[" + (i + 1) + "].";
+            settings.add(prefix + "name=" + users[i][0]);
+            settings.add(prefix + "password={noop}" + Api.DEMO_PASSWORD);
+            settings.add(prefix + "roles[0]=" + users[i][1]);
+            if (users[i][2] != null) {
+                settings.add(prefix + "groups[0]=" + users[i][2]);
+            }
+        }
+        return settings;
+    }
+
     /** The JVM option that attaches the Byteman agent (a test dependency) with the rules in {@code script}. */
     public static String bytemanAgent(Path script) throws Exception {
         Path jar = Path.of(Class.forName("org.jboss.byteman.agent.Main").getProtectionDomain().getCodeSource().getLocation().toURI());

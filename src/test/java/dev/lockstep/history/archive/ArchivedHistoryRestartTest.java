@@ -82,16 +82,8 @@ class ArchivedHistoryRestartTest extends UseCaseIntegrationTest {
     /** External mode has no demo users: the applicant and the two approvers, with the demo password. */
     private static List<String> users() {
         List<String> settings = new ArrayList<>(List.of("--lockstep.archival.enabled=false"));
-        String[][] users = {{"alice", "APPLICANT", null}, {"bob", "APPROVER", "managers"}, {"frank", "APPROVER", "directors"}};
-        for (int i = 0; i < users.length; i++) {
-            String prefix = "--lockstep.security.users[" + (i + 1) + "].";
-            settings.add(prefix + "name=" + users[i][0]);
-            settings.add(prefix + "password={noop}" + Api.DEMO_PASSWORD);
-            settings.add(prefix + "roles[0]=" + users[i][1]);
-            if (users[i][2] != null) {
-                settings.add(prefix + "groups[0]=" + users[i][2]);
-            }
-        }
+        settings.addAll(SecondNode.users(new String[] {"alice", "APPLICANT", null}, new String[] {"bob", "APPROVER", "managers"},
+                new String[] {"frank", "APPROVER", "directors"}));
         return settings;
     }
 }
