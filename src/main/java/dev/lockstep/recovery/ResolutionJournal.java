@@ -113,6 +113,18 @@ public class ResolutionJournal {
         });
     }
 
+    /**
+     * The branches an earlier attempt ended (committed, rolled back or found gone), as "resource rawId: OUTCOME (attempt
+     * N)": what a node that stopped before marking the resolution EXECUTED had already done.
+     */
+    public List<String> endedEarlier(long id) {
+        return business.queryForList("""
+                select resource || ' ' || raw_id || ': ' || outcome || ' (attempt ' || attempt || ')'
+                from recovery_branch_outcome where resolution_id = ? and outcome in ('COMMITTED', 'ROLLED_BACK', 'ALREADY_GONE')
+                order by id
+                """, String.class, id);
+    }
+
     /** The branches whose last attempt has no outcome or failed: what a re-run must look at again. */
     public List<BranchRef> unfinished(long id) {
         return business.query("""

@@ -136,7 +136,8 @@ public class ResolutionService {
     /**
      * Runs an APPROVED resolution, or re-runs one that is EXECUTING (its node stopped mid-way) or FAILED.
      * A re-run ends the branches still prepared and those the last attempt left without an outcome;
-     * a branch the database no longer knows is recorded ALREADY_GONE.
+     * a branch the database no longer knows is recorded ALREADY_GONE. A re-run that finds every branch ended by an
+     * earlier attempt (its node stopped before recording the end of the resolution) only records that end.
      */
     public Resolution execute(String dba, long id) {
         Resolution resolution = get(id);
@@ -148,9 +149,11 @@ public class ResolutionService {
         Action action = Action.valueOf(resolution.action());
         List<ResolutionJournal.BranchRef> leftOver = rerun ? journal.unfinished(id) : List.of();
         Optional<InDoubtTransaction> found = monitor.find(resolution.gtrid());
+        // a node that stopped after ending every branch, before marking the resolution EXECUTED: nothing left to check or do
+        List<String> endedEarlier = rerun && leftOver.isEmpty() && found.isEmpty() ? journal.endedEarlier(id) : List.of();
         Set<ResolutionJournal.BranchRef> targets = new LinkedHashSet<>();
         try {
-            if (found.isPresent() || leftOver.isEmpty()) {
+            if (found.isPresent() || leftOver.isEmpty() && endedEarlier.isEmpty()) {
                 checkSafe(found, resolution.gtrid(), leftOver.isEmpty() ? resolution.resource() : null, resolution.rawId(),
                         action, resolution.override(), resolution.justification(), id);
             }
@@ -169,7 +172,7 @@ public class ResolutionService {
         if (attempt == 0) {
             throw new RecoveryException(HttpStatus.CONFLICT, "RECOVERY_NOT_APPROVED", "resolution #" + id + " changed meanwhile");
         }
-        List<String> results = new ArrayList<>();
+        List<String> results = new ArrayList<>(endedEarlier);
         boolean failed = false;
         for (ResolutionJournal.BranchRef branch : targets) {
             long row = journal.intend(dba, id, attempt, resolution.gtrid(), branch, action);

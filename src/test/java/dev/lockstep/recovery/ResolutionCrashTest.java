@@ -20,29 +20,58 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * A real crash in the middle of a resolution: a second node executes it and its JVM is halted by a
- * Byteman rule at the entry of the branch statement (after the intended outcome was committed,
- * before COMMIT PREPARED ran). This test's own node then shows what is left and finishes it.
+ * A real crash in the middle of a forced resolution, at each of its steps (issue 36 item 1): a second node executes it
+ * and a Byteman rule halts its JVM there. A resolution is not one XA transaction but a sequence the journal records
+ * step by step (the attempt claimed, the intended outcome, the COMMIT/ROLLBACK PREPARED statement, the outcome, the
+ * resolution's end), each of the journal's steps committed with its audit entry. After each halt the rows say exactly
+ * how far it got, read with plain SQL, and a re-run on this test's own node finishes it.
  */
 @LockstepIntegrationTest
 class ResolutionCrashTest {
 
-    static final String CRASHING_NODE = "lockstep-crash.tm";
+    /** One name per halt: each halted node's lease on its name outlives the test. */
+    private static final String CRASHING_NODE = "lockstep-crash-%d.tm";
 
-    private static final String HALT_AT_THE_STATEMENT = """
-            RULE halt right before COMMIT/ROLLBACK PREPARED of a resolution
-            CLASS dev.lockstep.recovery.PostgresBranchStore
-            METHOD finish
-            AT ENTRY
-            IF true
-            DO traceln("RESOLUTION-CRASH halting before " + $1 + $2);
-               java.lang.Runtime.getRuntime().halt(137)
-            ENDRULE
-            """;
+    /** Where the node halts, what the rows say then, and what they say once the re-run finished. */
+    enum Halt {
+        BEFORE_THE_INTENT("dev.lockstep.recovery.ResolutionJournal", "intend", "AT ENTRY", List.of(), true,
+                "EXECUTION_STARTED", List.of("2:COMMITTED")),
+        BEFORE_THE_STATEMENT("dev.lockstep.recovery.PostgresBranchStore", "finish", "AT ENTRY",
+                List.of("1:COMMIT:business-db:no outcome"), true, "BRANCH_INTENDED", List.of("1:INTERRUPTED", "2:COMMITTED")),
+        AFTER_THE_STATEMENT("dev.lockstep.recovery.PostgresBranchStore", "finish", "AT EXIT",
+                List.of("1:COMMIT:business-db:no outcome"), false, "BRANCH_INTENDED", List.of("1:INTERRUPTED", "2:ALREADY_GONE")),
+        BEFORE_THE_RESOLUTION_ENDS("dev.lockstep.recovery.ResolutionJournal", "finished", "AT ENTRY",
+                List.of("1:COMMIT:business-db:COMMITTED"), false, "BRANCH_ENDED", List.of("1:COMMITTED"));
+
+        final String rule;
+        final List<String> attemptsAtTheHalt;
+        final boolean stillPrepared;
+        final String lastAuditAction;
+        final List<String> attemptsAfterTheRerun;
+
+        Halt(String type, String method, String location, List<String> attemptsAtTheHalt, boolean stillPrepared,
+                String lastAuditAction, List<String> attemptsAfterTheRerun) {
+            this.rule = """
+                    RULE halt %s of a resolution
+                    CLASS %s
+                    METHOD %s
+                    %s
+                    IF true
+                    DO traceln("RESOLUTION-CRASH halting %s");
+                       java.lang.Runtime.getRuntime().halt(137)
+                    ENDRULE
+                    """.formatted(name(), type, method, location, name());
+            this.attemptsAtTheHalt = attemptsAtTheHalt;
+            this.stillPrepared = stillPrepared;
+            this.lastAuditAction = lastAuditAction;
+            this.attemptsAfterTheRerun = attemptsAfterTheRerun;
+        }
+    }
 
     @Autowired TestDatabases databases;
     @Autowired DatabaseEndpoints endpoints;
@@ -59,14 +88,9 @@ class ResolutionCrashTest {
         databases.business().update("delete from application where title = 'in-doubt test'");
     }
 
-    /**
-     * Expected: the halted node leaves the resolution EXECUTING with an attempt "intended COMMIT on
-     * business-db, no outcome", the branch still prepared and the audit chain ending with
-     * BRANCH_INTENDED; a re-run on the surviving node commits the branch and records the stale
-     * attempt INTERRUPTED.
-     */
-    @Test
-    void aNodeHaltedBetweenTheIntendedOutcomeAndTheStatementLeavesARowThatSaysSo() throws Exception {
+    @ParameterizedTest(name = "halted {0}")
+    @EnumSource(Halt.class)
+    void aNodeHaltedMidResolutionLeavesRowsThatSaySoAndARerunFinishesIt(Halt halt) throws Exception {
         String owner = "gone-" + System.nanoTime() % 100000 + ".tm";
         String gtrid = PreparedBranches.newGtrid(owner);
         new PreparedBranches(endpoints).prepareOnBusiness(PreparedBranches.atomikosXid(owner, gtrid));
@@ -79,26 +103,28 @@ class ResolutionCrashTest {
         long id = proposed.json().get("id").asLong();
         assertThat(api.post("dba2", "/api/recovery/resolutions/" + id + "/approve", null).status()).isEqualTo(200);
 
-        Path rules = Files.createTempFile("halt-at-statement", ".btm");
-        Files.writeString(rules, HALT_AT_THE_STATEMENT);
-        node = SecondNode.start(endpoints, CRASHING_NODE, List.of(SecondNode.bytemanAgent(rules)), List.of());
+        Path rules = Files.createTempFile("halt-" + halt.name().toLowerCase(), ".btm");
+        Files.writeString(rules, halt.rule);
+        node = SecondNode.start(endpoints, CRASHING_NODE.formatted(halt.ordinal()), List.of(SecondNode.bytemanAgent(rules)), List.of());
         awaitUp(node);
 
         assertThatThrownBy(() -> post(node, "/api/recovery/resolutions/" + id + "/execute")).isInstanceOf(IOException.class);
         assertThat(node.jvm().awaitExit(Duration.ofSeconds(60))).isTrue();
         assertThat(node.jvm().exitValue()).isEqualTo(137);
-        assertThat(node.log()).contains("RESOLUTION-CRASH halting before commit prepared");
+        assertThat(node.log()).contains("RESOLUTION-CRASH halting " + halt.name());
 
         assertThat(databases.business().queryForObject("select status from recovery_resolution where id = ?", String.class, id))
                 .isEqualTo("EXECUTING");
         assertThat(databases.business().queryForList("""
                 select attempt || ':' || intended || ':' || resource || ':' || coalesce(outcome, 'no outcome')
                 from recovery_branch_outcome where resolution_id = ? order by id
-                """, String.class, id)).containsExactly("1:COMMIT:business-db:no outcome");
-        assertThat(databases.business().queryForList("select gid from pg_prepared_xacts", String.class)).containsExactly(gid);
+                """, String.class, id)).containsExactlyElementsOf(halt.attemptsAtTheHalt);
+        assertThat(databases.business().queryForList("select gid from pg_prepared_xacts", String.class))
+                .isEqualTo(halt.stillPrepared ? List.of(gid) : List.of());
         assertThat(databases.business().queryForObject("""
                 select actor || ' ' || action from recovery_audit where seq = (select max(seq) from recovery_audit
-                where detail like ?)""", String.class, "resolution #" + id + " %")).isEqualTo("dba1 BRANCH_INTENDED");
+                where detail like ? or detail like ?)""", String.class, "resolution #" + id + " %", "resolution #" + id + ":%"))
+                .isEqualTo("dba1 " + halt.lastAuditAction);
 
         Api.Response rerun = api.post("dba2", "/api/recovery/resolutions/" + id + "/execute", null);
 
@@ -106,7 +132,7 @@ class ResolutionCrashTest {
         assertThat(rerun.json().get("status").asString()).isEqualTo("EXECUTED");
         assertThat(databases.business().queryForList(
                 "select attempt || ':' || outcome from recovery_branch_outcome where resolution_id = ? order by id",
-                String.class, id)).containsExactly("1:INTERRUPTED", "2:COMMITTED");
+                String.class, id)).containsExactlyElementsOf(halt.attemptsAfterTheRerun);
         assertThat(databases.business().queryForList("select gid from pg_prepared_xacts", String.class)).isEmpty();
         assertThat(databases.business().queryForObject("select count(*) from application where title = 'in-doubt test'",
                 Integer.class)).isEqualTo(1);
