@@ -9,7 +9,6 @@ import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
 import dev.lockstep.chaos.support.ServiceProcess;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -374,74 +373,29 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
                         + " it exactly once (one APPLIED repair row, one audit entry, the rows equal the engine's).");
         s.useCase = "reconciliation repair";
 
-        h.ensureService(Timeouts.SHORT);
-        long app = UseCaseCrashChaosIT.submitted(h.client, UseCaseCrashChaosIT.draft(h.client, "chaos repair", false,
-                "{\"signers\":[\"bob\",\"carol\"],\"policy\":\"ALL\"}"));
-        try (Connection b = h.business.connect(); Statement sql = b.createStatement()) {
-            sql.executeUpdate("update task_projection set task_definition_key = 'legalReview', task_name = 'drifted'"
-                    + " where application_id = " + app + " and state = 'OPEN'");
-            sql.executeUpdate("update application set updated_at = updated_at - interval '1 hour' where id = " + app);
+        if (h.service != null) {
+            h.service.stop(); // 76 and 77 leave the other node running; the halt's evidence is this harness's node's
         }
-        s.rowsBefore.putAll(repairRows(app));
-        assertThat(repairRows(app)).containsEntry("business: open projection rows by step", "legalReview=2");
+        h.ensureService(Timeouts.SHORT);
+        long app = RepairedDrift.drifted(h);
+        s.rowsBefore.putAll(RepairedDrift.rows(h, app));
+        assertThat(RepairedDrift.rows(h, app)).isEqualTo(RepairedDrift.DRIFTED);
 
         h.arm(HALT_RULE);
         try {
-            haltAndRecover(s, () -> s.clientAnswer = startRun("INCREMENTAL").toString());
+            haltAndRecover(s, () -> s.clientAnswer = RepairedDrift.startRun(h, "INCREMENTAL").toString());
         } finally {
             h.disarm(HALT_RULE);
         }
-        s.rowsAfterRecovery.putAll(repairRows(app));
-        assertThat(repairRows(app)).as("presumed abort: the drift is still there, nothing recorded")
-                .containsEntry("business: open projection rows by step", "legalReview=2")
-                .containsEntry("business: reconciliation_repair rows", "none")
-                .containsEntry("business: RECONCILIATION_REPAIR audit entries", "0");
+        s.rowsAfterRecovery.putAll(RepairedDrift.rows(h, app));
+        assertThat(RepairedDrift.rows(h, app)).as("presumed abort: the drift is still there, nothing recorded")
+                .isEqualTo(RepairedDrift.DRIFTED);
 
-        JsonNode again = runToTheEnd(startRun("FULL"));
-        s.note("a full run after recovery: " + again.path("state").asString());
-        assertThat(repairRows(app)).as("repaired exactly once")
-                .containsEntry("business: open projection rows by step", "countersign=2")
-                .containsEntry("business: reconciliation_repair rows", "PROJECTION_DRIFT APPLIED")
-                .containsEntry("business: RECONCILIATION_REPAIR audit entries", "1");
-        s.observedOutcome = "rolled back (drift kept, nothing recorded); the run after recovery repaired it once: " + repairRows(app);
+        RepairedDrift.runToTheEnd(h, s, "FULL");
+        assertThat(RepairedDrift.rows(h, app)).as("repaired exactly once").isEqualTo(RepairedDrift.REPAIRED_ONCE);
+        s.observedOutcome = "rolled back (drift kept, nothing recorded); the run after recovery repaired it once: "
+                + RepairedDrift.rows(h, app);
         assertThat(h.invariants(s, false).violations()).isEmpty();
-    }
-
-    private static Map<String, Object> repairRows(long app) {
-        try (Connection b = h.business.connect()) {
-            Map<String, Object> rows = new LinkedHashMap<>();
-            rows.put("business: open projection rows by step", ChaosHarness.one(b, "select string_agg(task_definition_key || '=' || n,"
-                    + " ',' order by task_definition_key) from (select task_definition_key, count(*) n from task_projection"
-                    + " where application_id = ? and state = 'OPEN' group by task_definition_key) k", app));
-            rows.put("business: reconciliation_repair rows", ChaosHarness.one(b, "select coalesce(string_agg(rule_id || ' ' || outcome,"
-                    + " ', ' order by id), 'none') from reconciliation_repair where application_id = ?", app));
-            rows.put("business: RECONCILIATION_REPAIR audit entries", ChaosHarness.one(b, "select count(*) from recovery_audit"
-                    + " where action = 'RECONCILIATION_REPAIR' and detail like ?", "application " + app + " rule %"));
-            return rows;
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static Answer startRun(String kind) {
-        return h.client.send("erin", "POST", "/api/admin/reconciliation/runs", "{\"kind\":\"" + kind + "\"}", null);
-    }
-
-    /** Polls the started run until it ended; fails unless it SUCCEEDED. */
-    private static JsonNode runToTheEnd(Answer started) {
-        assertThat(started.status()).as("run started: " + started).isEqualTo(202);
-        String path = "/api/admin/reconciliation/runs/" + started.json().get("id").asLong();
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
-            JsonNode run = h.client.send("erin", "GET", path, null, null).json();
-            String state = run.path("state").asString();
-            if (state.equals("SUCCEEDED") || state.equals("FAILED")) {
-                assertThat(state).as(run.toString()).isEqualTo("SUCCEEDED");
-                return run;
-            }
-            ChaosHarness.sleep(500);
-        }
-        throw new AssertionError("the run at " + path + " did not end within 3 minutes");
     }
 
     private static void haltAndRecover(ScenarioRecord s, Runnable trigger) {
