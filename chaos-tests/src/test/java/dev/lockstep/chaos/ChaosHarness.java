@@ -86,7 +86,8 @@ public final class ChaosHarness implements AutoCloseable {
             "stall-past-timeout.btm", "pause-before-business-prepare.btm", "pause-before-workflow-commit.btm",
             "halt-before-outbox-write.btm", "halt-after-approval-commit.btm", "halt-after-catalog-answer.btm",
             "halt-between-background-prepares.btm", "archival-min-age-one-second.btm", "halt-between-rollbacks.btm",
-            "halt-before-terminated-record.btm", "halt-between-local-commits.btm");
+            "halt-before-terminated-record.btm", "halt-between-local-commits.btm", "halt-repair-before-commit-decision.btm",
+            "halt-repair-after-commit-decision.btm");
 
     /** The rollback phase: workflow rollback held, halt at the business branch's rollback call (scenarios 45, 61-65). */
     static final String ROLLBACK_PHASE_RULE = "halt-between-rollbacks.btm";
@@ -339,6 +340,19 @@ public final class ChaosHarness implements AutoCloseable {
      * client's (missing) answer, the application's rows in both databases, what is prepared and the coordinator log.
      */
     void haltDuring(ScenarioRecord s, long app, String rule, Supplier<Answer> request) {
+        Answer answer = haltAfter(s, app, rule, request);
+        assertThat(answer.answered()).as("the halted JVM never answered").isFalse();
+    }
+
+    /**
+     * As {@link #haltDuring}, for work the request only starts (a reconciliation run): the request is answered, and the
+     * halt comes from the work that follows it on the service's own thread.
+     */
+    void haltDuringBackgroundWork(ScenarioRecord s, long app, String rule, Supplier<Answer> start) {
+        haltAfter(s, app, rule, start);
+    }
+
+    private Answer haltAfter(ScenarioRecord s, long app, String rule, Supplier<Answer> request) {
         arm(rule);
         Answer answer;
         try {
@@ -348,10 +362,10 @@ public final class ChaosHarness implements AutoCloseable {
             disarm(rule);
         }
         s.clientAnswer = answer.toString();
-        assertThat(answer.answered()).as("the halted JVM never answered").isFalse();
         s.rowsAfterFault.putAll(rows(app));
         s.preparedAfterFault = prepared();
         s.coordinatorLogAfterFault = coordinatorLog();
+        return answer;
     }
 
     /**

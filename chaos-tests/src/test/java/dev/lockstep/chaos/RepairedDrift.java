@@ -13,7 +13,7 @@ import java.util.Map;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The drift scenario 129 crashes the repair of: a countersign application whose two
+ * The drift the reconciliation-repair scenarios (129, 130-134) crash the repair of: a countersign application whose two
  * open todo-projection rows were moved to another step by plain SQL and aged past the settle time, so that a run
  * repairs it (PROJECTION_DRIFT: the rows written again from the engine, a reconciliation_repair row, an audit entry) in
  * one XA transaction. A countersign application, whose steps' deadlines are days away in every chaos configuration.
