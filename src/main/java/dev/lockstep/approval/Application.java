@@ -89,10 +89,11 @@ public class Application {
     }
 
     /** A draft of a registered type other than {@link #BUSINESS_TYPE}: its {@code fields} passed the type's schema. */
-    public static Application typedDraft(String businessType, String title, String description, String fields, String applicantId,
-            Instant now) {
+    public static Application typedDraft(String businessType, String title, String description, String fields, List<String> signers,
+            String applicantId, Instant now) {
         Application application = new Application();
         application.businessType = businessType;
+        application.countersignSigners = signers.isEmpty() ? null : String.join(",", signers);
         application.title = title;
         application.description = description;
         application.fields = fields;
@@ -187,6 +188,14 @@ public class Application {
 
     public String getCurrentTaskSummary() {
         return currentTaskSummary;
+    }
+
+    /**
+     * The signers named at creation, empty without; an application of a registered type takes its countersign
+     * policy only when it is submitted on a version with a countersign step.
+     */
+    public List<String> getSigners() {
+        return countersignSigners == null ? List.of() : List.of(countersignSigners.split(","));
     }
 
     /** The countersign step this application runs, or null for the standard chain. */

@@ -1,6 +1,8 @@
 package dev.lockstep.approval;
 
 import dev.lockstep.platform.AreaApi;
+import dev.lockstep.transactions.workflow.Countersign;
+import java.math.BigDecimal;
 import java.time.Instant;
 import org.springframework.data.domain.Page;
 import org.springframework.data.domain.Pageable;
@@ -42,6 +44,14 @@ public interface ApplicationRepository extends JpaRepository<Application, Long> 
             @Param("processDefinitionVersion") int processDefinitionVersion, @Param("definitionVersion") Integer definitionVersion,
             @Param("taskSummary") String taskSummary,
             @Param("now") Instant now);
+
+    /** A registered type's application submitted on a version with a countersign step takes that step's policy. */
+    @Modifying(flushAutomatically = true, clearAutomatically = true)
+    @Query("""
+            update Application a set a.countersignPolicy = :policy, a.countersignRatio = :ratio
+             where a.id = :id
+            """)
+    int takeCountersignPolicy(@Param("id") long id, @Param("policy") Countersign.Policy policy, @Param("ratio") BigDecimal ratio);
 
     /**
      * Takes the application's row lock for one step of a running process: serializes decisions on

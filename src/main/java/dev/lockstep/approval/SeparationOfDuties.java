@@ -5,7 +5,6 @@ import dev.lockstep.platform.security.Roles;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.transactions.workflow.ApprovalProcess;
 import dev.lockstep.transactions.workflow.ApprovalProcess.OpenTask;
-import dev.lockstep.transactions.workflow.Countersign;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.util.List;
@@ -44,8 +43,8 @@ public class SeparationOfDuties {
     }
 
     /** At creation: a countersign listing the applicant among its signers would let her decide her own application. */
-    public static void refuseApplicantAsSigner(Countersign countersign, String applicantId) {
-        if (countersign != null && countersign.signers().contains(applicantId)) {
+    public static void refuseApplicantAsSigner(List<String> signers, String applicantId) {
+        if (signers.contains(applicantId)) {
             throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "SIGNER_IS_APPLICANT",
                     "The applicant " + applicantId + " cannot sign her own application; name other signers.");
         }

@@ -26,6 +26,7 @@ import dev.lockstep.transactions.workflow.ApprovalProcess.StartedProcess;
 import dev.lockstep.transactions.workflow.Countersign;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import tools.jackson.databind.json.JsonMapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,6 +78,9 @@ public class ApplicationLifecycle {
         if (!Application.BUSINESS_TYPE.equals(request.businessType())) {
             return createTypedDraft(request, caller);
         }
+        if (!request.signers().isEmpty()) {
+            throw ApiException.badRequest("INVALID_COUNTERSIGN", "An APPLICATION names its signers in \"countersign\".");
+        }
         Countersign countersign = request.countersign();
         if (countersign != null && (countersign.policy() == Countersign.Policy.RATIO) != (countersign.ratio() != null)) {
             throw ApiException.badRequest("INVALID_COUNTERSIGN", "A ratio is required for the RATIO policy and only for it.");
@@ -84,7 +88,7 @@ public class ApplicationLifecycle {
         if (countersign != null && countersign.signers().stream().distinct().count() != countersign.signers().size()) {
             throw ApiException.badRequest("INVALID_COUNTERSIGN", "Each signer may appear only once.");
         }
-        SeparationOfDuties.refuseApplicantAsSigner(countersign, caller.id());
+        SeparationOfDuties.refuseApplicantAsSigner(countersign == null ? List.of() : countersign.signers(), caller.id());
         Application draft = Application.draft(request.title().strip(), request.description(), request.assetId(),
                 request.amount(), request.riskLevel(), request.sensitive(), countersign, caller.id(), clock.instant());
         Application created = applications.saveAndFlush(draft);
@@ -94,23 +98,32 @@ public class ApplicationLifecycle {
     }
 
     /**
-     * Refuses an unknown type, or fields its schema does not accept, before the draft's own transaction: the registry
+     * Refuses an unknown type, fields its schema does not accept, or signers its ACTIVE version does not ask for, and a
+     * countersign object (a registered type's definition sets the policy), before the draft's own transaction: the registry
      * is read in a transaction of both databases, which cannot nest in a business-only one.
      */
     public void checkType(CreateApplicationRequest request) {
         if (!Application.BUSINESS_TYPE.equals(request.businessType())) {
+            if (request.countersign() != null) {
+                throw ApiException.badRequest("INVALID_COUNTERSIGN", "An application of a registered type takes its steps and its"
+                        + " countersign policy from the type's definition; it names only its signers, in \"signers\".");
+            }
             types.checkFields(request.businessType(), request.fields());
+            types.checkSigners(request.businessType(), request.signers());
         }
     }
 
-    /** A registered type's draft ({@link #checkType} passed): its fields as its schema accepted them; countersign steps come from its definition. */
+    /**
+     * A registered type's draft ({@link #checkType} passed, which refuses a countersign object): its fields as its schema
+     * accepted them, and the signers of its definition's countersign step, whose policy the definition sets.
+     */
     private ApplicationView createTypedDraft(CreateApplicationRequest request, Caller caller) {
-        if (request.countersign() != null) {
-            throw ApiException.badRequest("INVALID_COUNTERSIGN", "An application of a registered type takes its steps from the"
-                    + " type's definition; it names no countersign.");
+        if (request.signers().stream().distinct().count() != request.signers().size()) {
+            throw ApiException.badRequest("INVALID_COUNTERSIGN", "Each signer may appear only once.");
         }
+        SeparationOfDuties.refuseApplicantAsSigner(request.signers(), caller.id());
         Application created = applications.saveAndFlush(Application.typedDraft(request.businessType(), request.title().strip(),
-                request.description(), json.writeValueAsString(request.fields()), caller.id(), clock.instant()));
+                request.description(), json.writeValueAsString(request.fields()), request.signers(), caller.id(), clock.instant()));
         TransactionLogContext.bind(created.businessKey());
         log.info("{} created draft application {} of type {}", caller.id(), created.getId(), created.getBusinessType());
         return ApplicationView.of(created);
@@ -125,18 +138,23 @@ public class ApplicationLifecycle {
         Caller caller = call.caller();
         Application application = ownApplication(applicationId, caller);
         // a draft stored before this rule may still name its applicant as a signer
-        SeparationOfDuties.refuseApplicantAsSigner(application.getCountersign(), caller.id());
+        SeparationOfDuties.refuseApplicantAsSigner(application.getSigners(), caller.id());
         ActiveDefinition definition = application.isTyped()
                 ? types.active(application.getBusinessType(), json.readTree(application.getFields())) : null;
+        Countersign typedCountersign = definition == null ? null
+                : types.countersign(application.getBusinessType(), definition, application.getSigners());
         Instant now = clock.instant();
         if (applications.beginSubmission(applicationId, caller.id(), application.getRowVersion(), now) == 0) {
             throw notSubmittable(applicationId);
         }
         running.requireNotFrozen(applicationId);
+        if (typedCountersign != null) {
+            applications.takeCountersignPolicy(applicationId, typedCountersign.policy(), typedCountersign.ratio());
+        }
         Application submitting = load(applicationId);
         StartedProcess started = definition != null
                 ? process.startByDefinitionId(definition.engineDefinitionId(), submitting.businessKey(), caller.id(),
-                        definition.routableFields(), submitting.getActionSeq())
+                        definition.routableFields(), typedCountersign, submitting.getActionSeq())
                 : process.start(submitting.businessKey(), caller.id(), submitting.isSensitive(),
                         submitting.getRiskLevel().name(), submitting.getCountersign(), submitting.getActionSeq());
         bindings.saveAndFlush(BusinessProcessBinding.active(submitting.businessKey(), started.processInstanceId(),

@@ -8,6 +8,7 @@ import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Digits;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.Size;
 import jakarta.validation.groups.ConvertGroup;
@@ -23,6 +24,8 @@ import tools.jackson.databind.JsonNode;
  * checked against its JSON Schema. The asset fields are required for APPLICATION only, and are checked together
  * with the rest in one group, so an APPLICATION request is answered exactly as before types existed.
  * {@code countersign}: optional; when present the application runs the countersign process instead of the standard chain.
+ * {@code signers}: a registered type's countersign signers, named exactly when its definition has a countersign step,
+ * whose policy the definition sets.
  */
 @GroupSequenceProvider(CreateApplicationRequest.AssetFieldsForApplication.class)
 public record CreateApplicationRequest(
@@ -35,7 +38,14 @@ public record CreateApplicationRequest(
         @NotNull(groups = AssetPublication.class) Boolean sensitive,
         @Valid @ConvertGroup(from = AssetPublication.class, to = Default.class) Countersign countersign,
         @Size(max = 40, groups = {Default.class, AssetPublication.class}) String type,
-        JsonNode fields) {
+        JsonNode fields,
+        @Size(max = 20, groups = {Default.class, AssetPublication.class})
+        List<@NotBlank(groups = {Default.class, AssetPublication.class}) @Size(max = 64, groups = {Default.class, AssetPublication.class})
+                @Pattern(regexp = "[^,]+", groups = {Default.class, AssetPublication.class}) String> signers) {
+
+    public CreateApplicationRequest {
+        signers = signers == null ? List.of() : signers;
+    }
 
     /** The type this request creates an application of. */
     public String businessType() {

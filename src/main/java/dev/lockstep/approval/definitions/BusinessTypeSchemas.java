@@ -7,6 +7,7 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import com.networknt.schema.path.NodePath;
 import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.transactions.workflow.ApprovalProcess;
 import java.util.List;
 import java.util.Set;
 import org.springframework.http.HttpStatus;
@@ -38,6 +39,11 @@ final class BusinessTypeSchemas {
         }
         JsonNode properties = schema.path("properties");
         for (String field : routableFields) {
+            if (ApprovalProcess.RESERVED_NAMES.contains(field)) {
+                throw unprocessable("ROUTABLE_FIELD_RESERVED", "Routable field '" + field + "' has a name the product's"
+                        + " processes use themselves; rename the field. Reserved: " + ApprovalProcess.RESERVED_NAMES.stream().sorted().toList())
+                        .with("field", field);
+            }
             JsonNode property = properties.get(field);
             if (property == null) {
                 throw unprocessable("ROUTABLE_FIELD_UNKNOWN", "Routable field '" + field

@@ -3,8 +3,10 @@ package dev.lockstep.approval.definitions;
 import dev.lockstep.approval.definitions.DefinitionsConfiguration.DefinitionLimits;
 import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.transactions.workflow.Countersign;
 import dev.lockstep.transactions.workflow.DeployedDefinitions;
 import dev.lockstep.transactions.workflow.definition.BpmnDefinitions;
+import dev.lockstep.transactions.workflow.definition.CountersignPolicy;
 import dev.lockstep.transactions.workflow.definition.DeclarativeFlows;
 import dev.lockstep.transactions.workflow.definition.DeclarativeFlows.Compilation;
 import dev.lockstep.transactions.workflow.definition.DefinitionCheck;
@@ -144,20 +146,24 @@ class DefinitionRegistry {
             throw refusal(key, actor, refused.problems());
         }
         DefinitionCheck.Accepted accepted = (DefinitionCheck.Accepted) check;
+        CountersignPolicy countersign = accepted.countersign();
         int version = jdbc.queryForObject("select coalesce(max(version), 0) + 1 from definition_version where type_key = ?",
                 Integer.class, key);
         Instant now = clock.instant();
         jdbc.update("""
                 insert into definition_version (type_key, version, state, process_key, name, source_xml, deployable_xml,
-                                                user_task_ids, declarative_source, declarative_media_type, proposed_by, proposed_at)
-                values (?, ?, 'PROPOSED', ?, ?, ?, ?, ?, ?, ?, ?, ?)""", key, version, accepted.processKey(), accepted.name(),
+                                                user_task_ids, declarative_source, declarative_media_type, countersign_policy,
+                                                countersign_ratio, proposed_by, proposed_at)
+                values (?, ?, 'PROPOSED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", key, version, accepted.processKey(), accepted.name(),
                 new String(xml, StandardCharsets.UTF_8), new String(accepted.deployableXml(), StandardCharsets.UTF_8),
                 json.writeValueAsString(accepted.userTaskIds()),
                 source == null ? null : new String(source.document(), StandardCharsets.UTF_8), source == null ? null : source.mediaType(),
+                countersign == null ? null : countersign.policy().name(), countersign == null ? null : countersign.ratio(),
                 actor, Timestamp.from(now));
         openChange(key, version, actor, now);
         audit(now, actor, "DEFINITION_PROPOSED", key + " v" + version + " proposed (process " + accepted.processKey()
-                + ", steps " + accepted.userTaskIds() + (source == null ? "" : ", compiled from " + source.format()) + ")");
+                + ", steps " + accepted.userTaskIds() + (countersign == null ? "" : ", countersign " + describe(countersign))
+                + (source == null ? "" : ", compiled from " + source.format()) + ")");
         return version(key, version).orElseThrow();
     }
 
@@ -255,12 +261,22 @@ class DefinitionRegistry {
 
     /** The ACTIVE version of {@code key}: one row, and no engine query, as every typed submission asks for it. */
     Optional<ActiveVersion> active(String key) {
-        return reads.execute(status -> jdbc.query("select version, engine_definition_id from definition_version"
-                + " where type_key = ? and state = 'ACTIVE'", (rs, n) -> new ActiveVersion(rs.getInt("version"),
-                rs.getString("engine_definition_id")), key).stream().findFirst());
+        return reads.execute(status -> jdbc.query("select version, engine_definition_id, countersign_policy, countersign_ratio"
+                + " from definition_version where type_key = ? and state = 'ACTIVE'", (rs, n) -> new ActiveVersion(rs.getInt("version"),
+                rs.getString("engine_definition_id"), countersign(rs)), key).stream().findFirst());
     }
 
-    record ActiveVersion(int version, String engineDefinitionId) {
+    /** {@code countersign}: the policy of its countersign step, null without one. */
+    record ActiveVersion(int version, String engineDefinitionId, CountersignPolicy countersign) {
+    }
+
+    private static CountersignPolicy countersign(ResultSet rs) throws SQLException {
+        String policy = rs.getString("countersign_policy");
+        return policy == null ? null : new CountersignPolicy(Countersign.Policy.valueOf(policy), rs.getBigDecimal("countersign_ratio"));
+    }
+
+    private static String describe(CountersignPolicy countersign) {
+        return countersign.policy() + (countersign.ratio() == null ? "" : " " + countersign.ratio().toPlainString());
     }
 
     Optional<String> deployableXml(String key, int version) {
@@ -283,7 +299,7 @@ class DefinitionRegistry {
 
     private static final String VERSION_SELECT = """
             select v.type_key, v.version, v.state, v.process_key, v.name, v.user_task_ids, v.engine_definition_id,
-                   v.proposed_by, v.proposed_at, v.decided_by, v.decided_at,
+                   v.countersign_policy, v.countersign_ratio, v.proposed_by, v.proposed_at, v.decided_by, v.decided_at,
                    c.id as change_id, c.action as change_action, c.proposed_by as change_proposed_by, c.proposed_at as change_proposed_at
             from definition_version v
             left join definition_change c on c.type_key = v.type_key and c.version = v.version and c.state = 'PROPOSED'""";
@@ -347,7 +363,7 @@ class DefinitionRegistry {
                 rs.getString("change_action"), rs.getString("change_proposed_by"), rs.getTimestamp("change_proposed_at").toInstant());
         return new DefinitionVersionView(rs.getString("type_key"), rs.getInt("version"), rs.getString("state"),
                 rs.getString("process_key"), rs.getString("name"), List.of(json.readValue(rs.getString("user_task_ids"), String[].class)),
-                engineDefinitionId, engineDefinitionId == null ? null : engine.running(engineDefinitionId),
+                countersign(rs), engineDefinitionId, engineDefinitionId == null ? null : engine.running(engineDefinitionId),
                 rs.getString("proposed_by"), rs.getTimestamp("proposed_at").toInstant(), rs.getString("decided_by"),
                 decidedAt == null ? null : decidedAt.toInstant(), open);
     }

@@ -2,6 +2,8 @@ package dev.lockstep.approval.definitions;
 
 import com.networknt.schema.Error;
 import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.transactions.workflow.Countersign;
+import dev.lockstep.transactions.workflow.definition.CountersignPolicy;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +49,37 @@ public class RegisteredTypes {
         }
     }
 
+    /**
+     * At creation, against the ACTIVE version if there is one: signers are named exactly when it has a countersign
+     * step (422 COUNTERSIGN_SIGNERS_REQUIRED or COUNTERSIGN_NOT_IN_DEFINITION).
+     */
+    public void checkSigners(String typeKey, List<String> signers) {
+        registry.active(typeKey).ifPresent(active -> countersign(typeKey, active.version(), active.countersign(), signers,
+                HttpStatus.UNPROCESSABLE_CONTENT));
+    }
+
+    /**
+     * At submission: the countersign the run starts with, the application's signers under the version's policy, null
+     * when the version has no countersign step; 409 when the signers named at creation do not fit the version it
+     * starts on (another version was activated in between).
+     */
+    public Countersign countersign(String typeKey, ActiveDefinition definition, List<String> signers) {
+        return countersign(typeKey, definition.version(), definition.countersign(), signers, HttpStatus.CONFLICT);
+    }
+
+    private static Countersign countersign(String typeKey, int version, CountersignPolicy policy, List<String> signers,
+            HttpStatus status) {
+        if (policy == null && !signers.isEmpty()) {
+            throw new ApiException(status, "COUNTERSIGN_NOT_IN_DEFINITION", typeKey + " v" + version
+                    + " has no countersign step; an application of it names no signers.");
+        }
+        if (policy != null && signers.isEmpty()) {
+            throw new ApiException(status, "COUNTERSIGN_SIGNERS_REQUIRED", typeKey + " v" + version + " has a countersign step ("
+                    + policy.policy() + "); name its signers in \"signers\".");
+        }
+        return policy == null ? null : new Countersign(signers, policy.policy(), policy.ratio(), false);
+    }
+
     /** The ACTIVE version of {@code typeKey}, or 409 NO_ACTIVE_DEFINITION: its runs start on no other. */
     public ActiveDefinition active(String typeKey, JsonNode fields) {
         BusinessTypeView type = type(typeKey);
@@ -60,7 +93,7 @@ public class RegisteredTypes {
             routable.put(field, value == null || value.isNull() ? null
                     : value.isNumber() ? value.numberValue() : value.isBoolean() ? value.asBoolean() : value.asString());
         }
-        return new ActiveDefinition(active.version(), active.engineDefinitionId(), routable);
+        return new ActiveDefinition(active.version(), active.engineDefinitionId(), routable, active.countersign());
     }
 
     private BusinessTypeView type(String typeKey) {
@@ -68,7 +101,11 @@ public class RegisteredTypes {
                 "There is no business type " + typeKey + "."));
     }
 
-    /** {@code routableFields}: the type's routable fields as process variables, by name. */
-    public record ActiveDefinition(int version, String engineDefinitionId, Map<String, Object> routableFields) {
+    /**
+     * {@code routableFields}: the type's routable fields as process variables, by name; {@code countersign}: the policy
+     * of the version's countersign step, null without one.
+     */
+    public record ActiveDefinition(int version, String engineDefinitionId, Map<String, Object> routableFields,
+            CountersignPolicy countersign) {
     }
 }

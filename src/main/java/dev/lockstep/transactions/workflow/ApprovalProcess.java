@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.activiti.engine.HistoryService;
 import org.activiti.engine.ManagementService;
 import org.activiti.engine.RepositoryService;
@@ -38,6 +39,14 @@ public class ApprovalProcess {
     public static final String COUNTERSIGN_TASK = CountersignStep.ACTIVITY_ID;
     public static final String OUTCOME = "outcome";
     public static final String DECISION = "decision";
+    /**
+     * Names a routable field may not take: the variables the product sets on every run, and the beans its expressions
+     * call, which a variable of the same name would hide from the engine's resolver.
+     */
+    public static final Set<String> RESERVED_NAMES = Set.of("applicantId", "sensitive", "riskLevel", ActionFence.VARIABLE,
+            DECISION, OUTCOME, CountersignRule.SIGNERS, CountersignRule.POLICY, CountersignRule.RATIO, CountersignRule.APPROVALS,
+            CountersignRule.REJECTIONS, CountersignRule.MANAGER_REVIEW, CountersignRule.RESULT, CountersignStep.SIGNER,
+            "countersign", "deadlines", "execution", "task");
 
     private final RuntimeService runtime;
     private final TaskService tasks;
@@ -64,14 +73,7 @@ public class ApprovalProcess {
             Countersign countersign, long actionSeq) {
         Map<String, Object> variables = new HashMap<>(Map.of("applicantId", applicantId, "sensitive", sensitive,
                 "riskLevel", riskLevel, ActionFence.VARIABLE, actionSeq));
-        if (countersign != null) {
-            variables.put(CountersignRule.SIGNERS, new ArrayList<>(countersign.signers()));
-            variables.put(CountersignRule.POLICY, countersign.policy().name());
-            if (countersign.ratio() != null) {
-                variables.put(CountersignRule.RATIO, countersign.ratio().toPlainString());
-            }
-            variables.put(CountersignRule.MANAGER_REVIEW, countersign.managerReview());
-        }
+        putCountersign(variables, countersign);
         ProcessInstance instance = runtime.startProcessInstanceByKey(countersign == null ? PROCESS_KEY : COUNTERSIGN_PROCESS_KEY,
                 businessKey, variables);
         ProcessDefinition definition = repository.getProcessDefinition(instance.getProcessDefinitionId());
@@ -81,16 +83,30 @@ public class ApprovalProcess {
     /**
      * Starts a run on one deployed definition, named by its engine id rather than its key: the product, not the
      * engine's latest deployment, decides which version new runs take. {@code routableFields} become process
-     * variables next to what every run carries (the applicant, the action fence).
+     * variables next to what every run carries (the applicant, the action fence); {@code countersign}: the signers
+     * and the definition's policy when it has a countersign step, else null.
      */
     public StartedProcess startByDefinitionId(String processDefinitionId, String businessKey, String applicantId,
-            Map<String, Object> routableFields, long actionSeq) {
+            Map<String, Object> routableFields, Countersign countersign, long actionSeq) {
         Map<String, Object> variables = new HashMap<>(routableFields);
         variables.put("applicantId", applicantId);
         variables.put(ActionFence.VARIABLE, actionSeq);
+        putCountersign(variables, countersign);
         ProcessInstance instance = runtime.startProcessInstanceById(processDefinitionId, businessKey, variables);
         ProcessDefinition definition = repository.getProcessDefinition(instance.getProcessDefinitionId());
         return new StartedProcess(instance.getId(), definition.getId(), definition.getVersion());
+    }
+
+    /** What a countersign step reads (CountersignRule): its signers and policy, and whether a manager reviews first. */
+    private static void putCountersign(Map<String, Object> variables, Countersign countersign) {
+        if (countersign != null) {
+            variables.put(CountersignRule.SIGNERS, new ArrayList<>(countersign.signers()));
+            variables.put(CountersignRule.POLICY, countersign.policy().name());
+            if (countersign.ratio() != null) {
+                variables.put(CountersignRule.RATIO, countersign.ratio().toPlainString());
+            }
+            variables.put(CountersignRule.MANAGER_REVIEW, countersign.managerReview());
+        }
     }
 
     public List<OpenTask> openTasks(String processInstanceId) {

@@ -21,6 +21,11 @@ public class CountersignRule {
     static final String APPROVALS = "approvals";
     static final String REJECTIONS = "rejections";
     static final String MANAGER_REVIEW = "managerReview";
+    /**
+     * The step's result, APPROVED or REJECTED, set once the tally decides it (null while it runs): what a deployed
+     * definition's conditions route on after its countersign step, as the built-in process asks {@link #approved}.
+     */
+    public static final String RESULT = "countersignResult";
 
     /**
      * Take listener on every flow into the countersign: the step starts with no decisions counted, also
@@ -29,12 +34,16 @@ public class CountersignRule {
     public void open(DelegateExecution execution) {
         execution.setVariable(APPROVALS, 0);
         execution.setVariable(REJECTIONS, 0);
+        execution.setVariable(RESULT, null);
     }
 
     /** Task listener on complete: the signer's decision has just been set as {@code decision}. */
     public void count(DelegateExecution execution, String decision) {
         String tally = "APPROVE".equals(decision) ? APPROVALS : REJECTIONS;
         execution.setVariable(tally, number(execution, tally) + 1);
+        if (decided(execution)) {
+            execution.setVariable(RESULT, approved(execution) ? "APPROVED" : "REJECTED");
+        }
     }
 
     /** Completion condition: once true, the engine closes the outstanding sibling tasks. */

@@ -39,4 +39,14 @@ class BusinessTypeSchemasTest {
         assertThat(unknown.code()).isEqualTo("ROUTABLE_FIELD_UNKNOWN");
         assertThat(notScalar.code()).isEqualTo("ROUTABLE_FIELD_NOT_SCALAR");
     }
+
+    @Test
+    void aRoutableFieldMayNotTakeANameTheProcessesUseThemselves() {
+        for (String name : List.of("decision", "countersignResult", "signers", "countersign", "deadlines")) {
+            ApiException reserved = catchThrowableOfType(ApiException.class, () -> BusinessTypeSchemas.check(json.readTree(
+                    "{\"type\": \"object\", \"properties\": {\"" + name + "\": {\"type\": \"string\"}}}"), List.of(name)));
+            assertThat(reserved).as(name).isNotNull();
+            assertThat(reserved.code()).isEqualTo("ROUTABLE_FIELD_RESERVED");
+        }
+    }
 }

@@ -100,6 +100,116 @@ class DeclarativeFlowTest {
                 refusedRun)).isEqualTo("flow-rejected");
     }
 
+    /** A parallel review, then the owners' countersign under ALL: the definition sets the policy, each application its signers. */
+    static final String COUNTERSIGN_FLOW = """
+            {"name": "Access grant", "steps": [
+              {"id": "reviews", "parallel": [[{"id": "legalReview", "candidateGroups": ["legal"]}],
+                                             [{"id": "financeReview", "candidateGroups": ["finance"]}]]},
+              {"id": "countersign", "name": "Owners countersign", "countersign": {"policy": "ALL"}}]}""";
+
+    @Test
+    void aDeclarativeCountersignRunsOnTheApplicationsSignersUnderTheDefinitionsPolicyAndRoutesOnTheStepsResult() {
+        String type = registeredType();
+        assertThat(api.post("erin", "/api/business-types/" + type + "/definitions", COUNTERSIGN_FLOW).status()).isEqualTo(201);
+        Api.Response approved = api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null);
+        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
+        assertThat(approved.json().get("countersign").get("policy").asString()).isEqualTo("ALL");
+
+        long granted = create(type, 10, "[\"bob\", \"frank\"]");
+        String grantedRun = ApiFlows.submit(api, granted);
+        assertThat(db.business().queryForMap("select countersign_policy, countersign_ratio, countersign_signers from application"
+                + " where id = ?", granted)).containsEntry("countersign_policy", "ALL").containsEntry("countersign_ratio", null)
+                .containsEntry("countersign_signers", "bob,frank");
+        ApiFlows.decideStep(api, db, "carol", grantedRun, "legalReview", "APPROVE");
+        ApiFlows.decideStep(api, db, "dave", grantedRun, "financeReview", "APPROVE");
+        assertAgree(granted, grantedRun, "APPROVING", "ACTIVE", List.of("countersign", "countersign"));
+        assertThat(signerTasks(grantedRun)).containsOnlyKeys("bob", "frank");
+        assertThat(ApiFlows.complete(api, "bob", signerTasks(grantedRun).get("bob"), "APPROVE").status()).isEqualTo(200);
+        assertAgree(granted, grantedRun, "APPROVING", "ACTIVE", List.of("countersign"));
+        assertThat(ApiFlows.complete(api, "frank", signerTasks(grantedRun).get("frank"), "APPROVE").status()).isEqualTo(200);
+        assertAgree(granted, grantedRun, "APPROVED", "APPROVED", List.of());
+        assertThat(db.business().queryForList("select approver_id from approval_record where application_id = ?",
+                String.class, granted)).containsExactlyInAnyOrder("carol", "dave", "bob", "frank");
+
+        // under ALL one rejection rejects, though the last vote approves: the way on reads the step's result
+        long refused = create(type, 10, "[\"bob\", \"frank\"]");
+        String refusedRun = ApiFlows.submit(api, refused);
+        ApiFlows.decideStep(api, db, "carol", refusedRun, "legalReview", "APPROVE");
+        ApiFlows.decideStep(api, db, "dave", refusedRun, "financeReview", "APPROVE");
+        assertThat(ApiFlows.complete(api, "bob", signerTasks(refusedRun).get("bob"), "REJECT").status()).isEqualTo(200);
+        assertAgree(refused, refusedRun, "APPROVING", "ACTIVE", List.of("countersign"));
+        assertThat(ApiFlows.complete(api, "frank", signerTasks(refusedRun).get("frank"), "APPROVE").status()).isEqualTo(200);
+        assertAgree(refused, refusedRun, "REJECTED", "REJECTED", List.of());
+        assertThat(db.workflow().queryForObject("select end_act_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
+                refusedRun)).isEqualTo("flow-rejected");
+    }
+
+    @Test
+    void aModelersCountersignUnderRatioDecidesAtTwoOfThreeAndSignersAreNamedExactlyWhenTheVersionHasTheStep() throws IOException {
+        String type = registeredType();
+        long early = create(type, 10, "[\"carol\"]"); // no ACTIVE version yet: nothing to check the signers against
+        byte[] bpmn;
+        try (InputStream in = DeclarativeFlowTest.class.getResourceAsStream("/definitions/supplier-countersign.bpmn")) {
+            bpmn = in.readAllBytes();
+        }
+        Api.Response proposed = api.postDocument("erin", "/api/business-types/" + type + "/definitions", "application/xml", bpmn);
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        assertThat(proposed.json().get("countersign").get("ratio").decimalValue()).isEqualByComparingTo("0.66");
+        assertThat(api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null).status()).isEqualTo(200);
+
+        assertRefused(createRequest(type, null), 422, "COUNTERSIGN_SIGNERS_REQUIRED");
+        assertRefused(createRequest(type, "[\"carol\", \"alice\"]"), 422, "SIGNER_IS_APPLICANT");
+        assertRefused(createRequest(type, "[\"carol\", \"carol\"]"), 400, "INVALID_COUNTERSIGN");
+        assertRefused(api.post("alice", "/api/applications", """
+                {"type": "%s", "title": "x", "fields": {"amount": 1}, "countersign": {"signers": ["carol"], "policy": "ONE_VETO"}}"""
+                .formatted(type)), 400, "INVALID_COUNTERSIGN");
+        assertThat(early).isPositive();
+
+        long onboarded = create(type, 10, "[\"carol\", \"dave\", \"frank\"]");
+        String onboardedRun = ApiFlows.submit(api, onboarded);
+        ApiFlows.decideStep(api, db, "bob", onboardedRun, "buyerReview", "APPROVE");
+        assertThat(signerTasks(onboardedRun)).containsOnlyKeys("carol", "dave", "frank");
+        assertThat(ApiFlows.complete(api, "carol", signerTasks(onboardedRun).get("carol"), "APPROVE").status()).isEqualTo(200);
+        assertAgree(onboarded, onboardedRun, "APPROVING", "ACTIVE", List.of("countersign", "countersign"));
+        assertThat(ApiFlows.complete(api, "dave", signerTasks(onboardedRun).get("dave"), "APPROVE").status()).isEqualTo(200);
+        // ceil(0.66 x 3) = 2 approvals decide it: frank's task is closed with the run
+        assertAgree(onboarded, onboardedRun, "APPROVED", "APPROVED", List.of());
+        assertThat(db.business().queryForObject("select countersign_ratio from application where id = ?", java.math.BigDecimal.class,
+                onboarded)).isEqualByComparingTo("0.66");
+
+        long declined = create(type, 10, "[\"carol\", \"dave\", \"frank\"]");
+        String declinedRun = ApiFlows.submit(api, declined);
+        ApiFlows.decideStep(api, db, "bob", declinedRun, "buyerReview", "APPROVE");
+        assertThat(ApiFlows.complete(api, "carol", signerTasks(declinedRun).get("carol"), "REJECT").status()).isEqualTo(200);
+        assertThat(ApiFlows.complete(api, "frank", signerTasks(declinedRun).get("frank"), "REJECT").status()).isEqualTo(200);
+        assertAgree(declined, declinedRun, "REJECTED", "REJECTED", List.of());
+        assertThat(db.workflow().queryForObject("select end_act_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
+                declinedRun)).isEqualTo("rejected");
+
+        // the draft made before any version had the step still names one signer: the version it starts on asks for them,
+        // and RATIO over one signer needs that one
+        String earlyRun = ApiFlows.submit(api, early);
+        ApiFlows.decideStep(api, db, "bob", earlyRun, "buyerReview", "APPROVE");
+        assertThat(signerTasks(earlyRun)).containsOnlyKeys("carol");
+    }
+
+    private Map<String, String> signerTasks(String processInstanceId) {
+        Map<String, String> tasks = new HashMap<>();
+        db.workflow().query("select assignee_, id_ from act_ru_task where proc_inst_id_ = ? and task_def_key_ = 'countersign'",
+                (org.springframework.jdbc.core.RowCallbackHandler) rs -> tasks.put(rs.getString(1), rs.getString(2)), processInstanceId);
+        return tasks;
+    }
+
+    private Api.Response createRequest(String type, String signers) {
+        return api.post("alice", "/api/applications", "{\"type\": \"%s\", \"title\": \"Onboard\", \"fields\": {\"amount\": 10}%s}"
+                .formatted(type, signers == null ? "" : ", \"signers\": " + signers));
+    }
+
+    private static void assertRefused(Api.Response response, int status, String code) {
+        assertThat(response.status()).as(response.toString()).isEqualTo(status);
+        assertThat(response.json().get("code").asString()).isEqualTo(code);
+    }
+
     @Test
     void aYamlFlowIsKeptAsUploadedAndABrokenFlowIs422NamingItsMembersAndStoresNothing() {
         String type = registeredType();
@@ -211,8 +321,13 @@ class DeclarativeFlowTest {
     }
 
     private long create(String type, int amount) {
-        Api.Response created = api.post("alice", "/api/applications",
-                "{\"type\": \"%s\", \"title\": \"Release payment\", \"fields\": {\"amount\": %d}}".formatted(type, amount));
+        return create(type, amount, null);
+    }
+
+    /** {@code signers}: a JSON array, or null to name none. */
+    private long create(String type, int amount, String signers) {
+        Api.Response created = api.post("alice", "/api/applications", ("{\"type\": \"%s\", \"title\": \"Release payment\","
+                + " \"fields\": {\"amount\": %d}%s}").formatted(type, amount, signers == null ? "" : ", \"signers\": " + signers));
         assertThat(created.status()).as(created.toString()).isEqualTo(201);
         return created.json().get("id").asLong();
     }

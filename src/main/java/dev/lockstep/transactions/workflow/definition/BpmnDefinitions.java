@@ -32,7 +32,9 @@ public class BpmnDefinitions {
             return new DefinitionCheck.Refused(List.copyOf(problems));
         }
         List<String> userTaskIds = DeployableBpmn.userTaskIds(process);
+        CountersignPolicy countersign = userTaskIds.stream().filter(read.marks()::isCountersign).findFirst()
+                .map(read.marks()::countersignPolicy).orElse(null);
         byte[] deployable = DeployableBpmn.build(read.model(), process, read.marks(), processKey);
-        return new DefinitionCheck.Accepted(processKey, process.getName(), deployable, userTaskIds);
+        return new DefinitionCheck.Accepted(processKey, process.getName(), deployable, userTaskIds, countersign);
     }
 }

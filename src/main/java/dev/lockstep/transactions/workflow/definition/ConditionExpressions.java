@@ -12,6 +12,7 @@ import de.odysseus.el.tree.impl.ast.AstNull;
 import de.odysseus.el.tree.impl.ast.AstNumber;
 import de.odysseus.el.tree.impl.ast.AstString;
 import de.odysseus.el.tree.impl.ast.AstUnary;
+import dev.lockstep.transactions.workflow.CountersignRule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -25,6 +26,9 @@ final class ConditionExpressions {
 
     /** Set by the product on every decision: 'APPROVE' or 'REJECT'. */
     static final String DECISION = "decision";
+    /** Set by the product once a countersign step is decided: 'APPROVED' or 'REJECTED'. */
+    static final String COUNTERSIGN_RESULT = CountersignRule.RESULT;
+    private static final Set<String> PRODUCT_VARIABLES = Set.of(DECISION, COUNTERSIGN_RESULT);
 
     private static final Set<AstBinary.Operator> OPERATORS = Set.of(AstBinary.EQ, AstBinary.NE, AstBinary.LT,
             AstBinary.LE, AstBinary.GT, AstBinary.GE, AstBinary.AND, AstBinary.OR);
@@ -57,9 +61,9 @@ final class ConditionExpressions {
 
     private static void visit(String flowId, AstNode node, Set<String> fields, List<DefinitionProblem> problems) {
         if (node instanceof AstIdentifier identifier) {
-            if (!identifier.getName().equals(DECISION) && !fields.contains(identifier.getName())) {
+            if (!PRODUCT_VARIABLES.contains(identifier.getName()) && !fields.contains(identifier.getName())) {
                 problems.add(new DefinitionProblem(flowId, "UNKNOWN_FIELD", "'" + identifier.getName()
-                        + "' is neither a routable field of the business type nor '" + DECISION + "'"));
+                        + "' is neither a routable field of the business type nor '" + DECISION + "' or '" + COUNTERSIGN_RESULT + "'"));
             }
             return;
         }

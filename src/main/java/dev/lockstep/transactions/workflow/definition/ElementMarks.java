@@ -5,7 +5,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The product's own attributes ({@code lockstep:outcome}, {@code lockstep:countersign}) and the Camunda Modeler's
+ * The product's own attributes ({@code lockstep:outcome}, {@code lockstep:countersign} and its
+ * {@code lockstep:policy} and {@code lockstep:ratio}) and the Camunda Modeler's
  * candidate groups, by element id, as the raw document carries them: Activiti's converter keeps foreign attributes
  * on some elements only (not on end events), so they are read while the document is scanned.
  */
@@ -29,6 +30,11 @@ final class ElementMarks {
 
     boolean isCountersign(String elementId) {
         return "true".equals(value(elementId, LOCKSTEP_NS, "countersign"));
+    }
+
+    /** The countersign step's policy as written; valid only once the check accepted it. */
+    CountersignPolicy countersignPolicy(String elementId) {
+        return CountersignPolicy.parse(value(elementId, LOCKSTEP_NS, "policy"), value(elementId, LOCKSTEP_NS, "ratio"));
     }
 
     String camundaCandidateGroups(String elementId) {

@@ -18,7 +18,9 @@ import tools.jackson.databind.JsonNode;
  * Compiles a declarative flow to BPMN, as docs/approvals.md ("Declarative flows") describes: each step a user task
  * followed by a choice on {@code decision} (REJECT: the terminate end REJECTED, so sibling branches end too), a
  * {@code when} a choice around the step or block that skips it, a parallel block a fork and a join, a deadline an
- * interrupting timer that ends the run REJECTED, and after the last step the end APPROVED. The ids it generates
+ * interrupting timer that ends the run REJECTED, and after the last step the end APPROVED. A countersign step is the
+ * product's countersign task (lockstep:countersign with its policy), and its choice reads the step's result instead of
+ * the last signer's decision. The ids it generates
  * contain a '-', which step ids may not, so they never collide.
  */
 final class FlowCompiler {
@@ -32,7 +34,8 @@ final class FlowCompiler {
     private static final String REJECTED = "flow-rejected";
 
     private static final Set<String> FLOW_MEMBERS = Set.of("name", "steps");
-    private static final Set<String> STEP_MEMBERS = Set.of("id", "name", "candidateGroups", "deadline", "returnTo", "when");
+    private static final Set<String> STEP_MEMBERS = Set.of("id", "name", "candidateGroups", "countersign", "deadline", "returnTo", "when");
+    private static final Set<String> COUNTERSIGN_MEMBERS = Set.of("policy", "ratio");
     private static final Set<String> BLOCK_MEMBERS = Set.of("id", "name", "parallel", "when");
 
     /** Where the next element is entered from: a node, and the flow's id and condition when they are prescribed. */
@@ -145,9 +148,12 @@ final class FlowCompiler {
         List<String> groups = strings(step, "candidateGroups", pointer);
         List<String> returnTo = strings(step, "returnTo", pointer);
         String deadline = text(step, "deadline", pointer);
+        JsonNode countersign = step.get("countersign");
         sequenceFlow(from, id);
         emptyElement("userTask", "id", id, "name", nameOf(step, id, pointer));
-        if (!groups.isEmpty()) {
+        if (countersign != null) {
+            countersign(countersign, pointer + "/countersign", !groups.isEmpty());
+        } else if (!groups.isEmpty()) {
             xml.writeAttribute("activiti", ACTIVITI_NS, "candidateGroups", String.join(",", groups));
         }
         // without returnTo a declarative step may be returned to no earlier step
@@ -170,8 +176,33 @@ final class FlowCompiler {
         String decision = id + "-decision";
         sequenceFlow(new Link(id), decision);
         emptyElement("exclusiveGateway", "id", decision, "default", decision + "-approve");
-        sequenceFlow(new Link(decision, decision + "-reject", "${" + ConditionExpressions.DECISION + " == 'REJECT'}"), REJECTED);
+        String rejected = countersign != null ? ConditionExpressions.COUNTERSIGN_RESULT + " == 'REJECTED'"
+                : ConditionExpressions.DECISION + " == 'REJECT'";
+        sequenceFlow(new Link(decision, decision + "-reject", "${" + rejected + "}"), REJECTED);
         return new Link(decision, decision + "-approve", null);
+    }
+
+    /** The countersign marks on the open user task; its signers are named by each application, not here. */
+    private void countersign(JsonNode countersign, String pointer, boolean hasGroups) throws XMLStreamException {
+        if (hasGroups) {
+            problems.add(new DefinitionProblem(pointer, "MEMBER_INVALID",
+                    "a countersign step has signers named by each application, not candidate groups"));
+        }
+        if (!countersign.isObject()) {
+            problems.add(new DefinitionProblem(pointer, "MEMBER_INVALID", "'countersign' is an object with \"policy\" and, for RATIO, \"ratio\""));
+            return;
+        }
+        members(countersign, pointer, COUNTERSIGN_MEMBERS);
+        xml.writeAttribute("lockstep", ReturnTargets.LOCKSTEP_NS, "countersign", "true");
+        String policy = text(countersign, "policy", pointer);
+        if (policy != null) {
+            xml.writeAttribute("lockstep", ReturnTargets.LOCKSTEP_NS, "policy", policy);
+        }
+        JsonNode ratio = countersign.get("ratio");
+        if (ratio != null && !ratio.isNull()) {
+            // a number or its text: the check on the compiled BPMN says whether it is a valid ratio
+            xml.writeAttribute("lockstep", ReturnTargets.LOCKSTEP_NS, "ratio", ratio.isNumber() ? ratio.decimalValue().toPlainString() : ratio.asString());
+        }
     }
 
     /** A parallel block: a fork named by the block (the entry a return to any of its steps re-runs), its branches, a join. */

@@ -143,6 +143,11 @@ final class FlowRules {
             problems.add(new DefinitionProblem(task.getId(), "COUNTERSIGN_CONFIGURED",
                     "the countersign step carries no loop characteristics or assignee: the product adds them"));
         }
+        try {
+            marks.countersignPolicy(task.getId());
+        } catch (IllegalArgumentException e) {
+            problems.add(new DefinitionProblem(task.getId(), "COUNTERSIGN_POLICY_INVALID", e.getMessage()));
+        }
     }
 
     private void boundaryEvent(BoundaryEvent boundary) {

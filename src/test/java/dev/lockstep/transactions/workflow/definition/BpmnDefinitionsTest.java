@@ -17,6 +17,7 @@ import org.activiti.bpmn.model.EndEvent;
 import org.activiti.bpmn.model.UserTask;
 import org.activiti.validation.ProcessValidatorFactory;
 import org.activiti.validation.ValidationError;
+import dev.lockstep.transactions.workflow.Countersign;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -150,7 +151,7 @@ class BpmnDefinitionsTest {
     @Test
     void anUnknownFieldIsNamed() {
         assertThat(refused(withCondition("${salary > 10}")))
-                .containsExactly(new DefinitionProblem("reject", "UNKNOWN_FIELD", "'salary' is neither a routable field of the business type nor 'decision'"));
+                .containsExactly(new DefinitionProblem("reject", "UNKNOWN_FIELD", "'salary' is neither a routable field of the business type nor 'decision' or 'countersignResult'"));
     }
 
     @Test
@@ -336,15 +337,21 @@ class BpmnDefinitionsTest {
 
     @Test
     void countersignRules() {
-        String marked = "<userTask id=\"step\" lockstep:countersign=\"true\"/>";
+        String marked = "<userTask id=\"step\" lockstep:countersign=\"true\" lockstep:policy=\"ALL\"/>";
         assertThat(refused(process(marked, ""))).extracting(DefinitionProblem::code).containsExactly("COUNTERSIGN_ID_REQUIRED");
-        String two = process(marked, "<userTask id=\"countersign\" lockstep:countersign=\"true\"/>"
+        String two = process(marked, "<userTask id=\"countersign\" lockstep:countersign=\"true\" lockstep:policy=\"ALL\"/>"
                 + "<sequenceFlow id=\"a\" sourceRef=\"start\" targetRef=\"countersign\"/><sequenceFlow id=\"b\" sourceRef=\"countersign\" targetRef=\"approved\"/>");
         assertThat(refused(two)).extracting(DefinitionProblem::code).contains("MORE_THAN_ONE_COUNTERSIGN");
         String looped = process("""
-                <userTask id="step" lockstep:countersign="true"><multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>
+                <userTask id="step" lockstep:countersign="true" lockstep:policy="ONE_VETO"><multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>
                 """, "").replace("\"step\"", "\"countersign\"");
         assertThat(refused(looped)).extracting(DefinitionProblem::code).containsExactly("COUNTERSIGN_CONFIGURED");
+        for (String policy : List.of("", "lockstep:policy=\"MOST\"", "lockstep:policy=\"RATIO\"", "lockstep:policy=\"ALL\" lockstep:ratio=\"0.5\"",
+                "lockstep:policy=\"RATIO\" lockstep:ratio=\"0\"", "lockstep:policy=\"RATIO\" lockstep:ratio=\"1.01\"",
+                "lockstep:policy=\"RATIO\" lockstep:ratio=\"0.667\"", "lockstep:policy=\"RATIO\" lockstep:ratio=\"two thirds\"")) {
+            String step = "<userTask id=\"step\" lockstep:countersign=\"true\" " + policy + "/>";
+            assertThat(refused(process(step, "").replace("\"step\"", "\"countersign\""))).as(policy).extracting(DefinitionProblem::code).containsExactly("COUNTERSIGN_POLICY_INVALID");
+        }
     }
 
     @Test
@@ -378,6 +385,7 @@ class BpmnDefinitionsTest {
     void theCountersignStepGetsTheProductsLoopAndListeners() throws IOException {
         DefinitionCheck.Accepted accepted = accepted(resource("supplier-countersign.bpmn"), "supplierOnboarding");
         assertThat(accepted.userTaskIds()).containsExactly("buyerReview", "countersign");
+        assertThat(accepted.countersign()).isEqualTo(new CountersignPolicy(Countersign.Policy.RATIO, new java.math.BigDecimal("0.66")));
         BpmnModel deployed = deployedModel(accepted);
         UserTask countersign = (UserTask) deployed.getMainProcess().getFlowElement("countersign");
         assertThat(countersign.getAssignee()).isEqualTo("${signer}");

@@ -175,7 +175,7 @@ class DeclarativeFlowsTest {
                   "g"]}
                 """)).extracting(DefinitionProblem::elementId, DefinitionProblem::code).containsExactlyInAnyOrder(
                 tuple("/owner", "MEMBER_UNKNOWN"),
-                tuple("/steps/0/countersign", "MEMBER_UNKNOWN"),
+                tuple("/steps/0/countersign", "MEMBER_INVALID"),
                 tuple("/steps/1/id", "STEP_ID_DUPLICATE"),
                 tuple("/steps/2/id", "STEP_ID_INVALID"),
                 tuple("/steps/3/id", "STEP_ID_INVALID"),
@@ -233,5 +233,36 @@ class DeclarativeFlowsTest {
                 tuple("finance", "RETURN_TARGET_NOT_ALLOWED"),      // another branch of its section
                 tuple("last", "RETURN_TARGET_UNKNOWN"),              // no such step
                 tuple("last", "RETURN_TARGET_UNKNOWN"));             // a block is not a step: name one of its steps
+    }
+
+    @Test
+    void aCountersignStepCompilesToTheProductsCountersignTaskWithItsPolicyAndRoutesOnItsResult() throws Exception {
+        DefinitionCheck.Accepted accepted = accepted("""
+                {"name": "Board", "steps": [
+                  {"id": "managerApproval", "candidateGroups": ["managers"]},
+                  {"id": "countersign", "name": "Board countersign", "countersign": {"policy": "RATIO", "ratio": 0.67}, "returnTo": ["managerApproval"]},
+                  {"id": "finalApproval", "candidateGroups": ["directors"]}]}
+                """);
+        assertThat(accepted.countersign()).isEqualTo(new CountersignPolicy(dev.lockstep.transactions.workflow.Countersign.Policy.RATIO,
+                new java.math.BigDecimal("0.67")));
+        Process process = deployed(accepted);
+        UserTask countersign = (UserTask) process.getFlowElement("countersign");
+        assertThat(countersign.getAssignee()).isEqualTo("${signer}");
+        assertThat(countersign.getCandidateGroups()).isEmpty();
+        assertThat(countersign.getLoopCharacteristics().getInputDataItem()).isEqualTo("${signers}");
+        // the step's result, not the last signer's vote, decides the way on
+        assertThat(((SequenceFlow) process.getFlowElement("countersign-decision-reject")).getConditionExpression())
+                .isEqualTo("${countersignResult == 'REJECTED'}");
+        assertThat(((SequenceFlow) process.getFlowElement("managerApproval-decision-reject")).getConditionExpression())
+                .isEqualTo("${decision == 'REJECT'}");
+
+        assertThat(refusedByCheck("""
+                {"name": "x", "steps": [{"id": "board", "countersign": {"policy": "RATIO"}}]}
+                """)).extracting(DefinitionProblem::elementId, DefinitionProblem::code).containsExactlyInAnyOrder(
+                tuple("board", "COUNTERSIGN_ID_REQUIRED"), tuple("board", "COUNTERSIGN_POLICY_INVALID"));
+        assertThat(refusedByStructure("""
+                {"name": "x", "steps": [{"id": "countersign", "countersign": {"policy": "ALL", "quorum": 2}}]}
+                """)).extracting(DefinitionProblem::elementId, DefinitionProblem::code)
+                .containsExactly(tuple("/steps/0/countersign/quorum", "MEMBER_UNKNOWN"));
     }
 }
