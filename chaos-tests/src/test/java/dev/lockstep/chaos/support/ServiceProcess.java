@@ -35,7 +35,7 @@ public final class ServiceProcess {
         }
     }
 
-    /** Demo users in external mode (the service never has demo users there unless configured). */
+    /** Demo users in external mode (the service never has demo users there unless configured); two admins for four-eyes changes. */
     private static final String[][] USERS = {
             {"alice", "APPLICANT", ""},
             {"bob", "APPROVER", "managers"},
@@ -43,6 +43,7 @@ public final class ServiceProcess {
             {"dave", "APPROVER", "finance"},
             {"frank", "APPROVER", "directors"},
             {"erin", "ADMIN", ""},
+            {"grace", "ADMIN", ""},
             {"dba1", "DBA", ""},
             {"dba2", "DBA", ""},
     };
@@ -119,6 +120,9 @@ public final class ServiceProcess {
                 cmd.add("--lockstep.security.users[" + i + "].groups=" + USERS[i][2]);
             }
         }
+        // the groups a deployed definition may name, as an operator configures them for her users (issue 30)
+        cmd.add("--lockstep.definitions.groups=" + String.join(",", java.util.Arrays.stream(USERS).map(user -> user[2])
+                .filter(group -> !group.isEmpty()).toList()));
         cmd.addAll(settings);
         this.timeouts = timeouts;
         starts++;
