@@ -120,6 +120,39 @@ class TypedApplicationTest {
     }
 
     @Test
+    void aTypedCreateAndSubmitSentAgainWithTheirKeysAreReplayedWithOneEffect() {
+        String type = activeType();
+        String title = "replayed " + UUID.randomUUID();
+        String createKey = ApiFlows.key();
+
+        Api.Response created = api.post("alice", "/api/applications", body(type, title, "{\"amount\": 5, \"currency\": \"EUR\"}"), createKey);
+        Api.Response again = api.post("alice", "/api/applications", body(type, title, "{\"amount\": 5, \"currency\": \"EUR\"}"), createKey);
+        Api.Response otherFields = api.post("alice", "/api/applications", body(type, title, "{\"amount\": 6, \"currency\": \"EUR\"}"), createKey);
+
+        assertThat(created.status()).as(created.toString()).isEqualTo(201);
+        assertThat(again.status()).as(again.toString()).isEqualTo(201);
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+        long id = created.json().get("id").asLong();
+        assertThat(again.json().get("id").asLong()).isEqualTo(id);
+        assertThat(otherFields.status()).as(otherFields.toString()).isEqualTo(422);
+        assertThat(otherFields.json().get("code").asString()).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+        assertThat(db.business().queryForObject("select count(*) from application where title = ?", Integer.class, title)).isOne();
+
+        String submitKey = ApiFlows.key();
+        Api.Response submitted = api.post("alice", "/api/applications/" + id + "/submit", null, submitKey);
+        Api.Response resubmitted = api.post("alice", "/api/applications/" + id + "/submit", null, submitKey);
+
+        assertThat(submitted.status()).as(submitted.toString()).isEqualTo(200);
+        assertThat(resubmitted.status()).as(resubmitted.toString()).isEqualTo(200);
+        assertThat(resubmitted.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(resubmitted.json().get("processInstanceId").asString()).isEqualTo(submitted.json().get("processInstanceId").asString());
+        assertThat(db.business().queryForObject("select count(*) from business_process_binding where business_id = ?", Integer.class,
+                Long.toString(id))).isOne();
+        assertThat(db.workflow().queryForObject("select count(*) from act_hi_procinst where business_key_ = ?", Integer.class,
+                Long.toString(id))).isOne();
+    }
+
+    @Test
     void submittingWithoutAnActiveVersionIs409AndChangesNothing() {
         String type = registeredType();
         long id = create(type, "{\"amount\": 5, \"currency\": \"EUR\"}");
