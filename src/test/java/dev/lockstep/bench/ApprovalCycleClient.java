@@ -24,21 +24,28 @@ final class ApprovalCycleClient {
 
     static final int WRITE_TRANSACTIONS_PER_CYCLE = 4;
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final String CREATE_BODY = """
+    static final String CREATE_BODY = """
             {"title": "Benchmark asset", "assetId": 42, "amount": 1200.50, "riskLevel": "LOW", "sensitive": false}""";
 
     private final HttpClient http;
     private final String baseUrl;
+    private final String createBody;
 
     ApprovalCycleClient(HttpClient http, String baseUrl) {
+        this(http, baseUrl, CREATE_BODY);
+    }
+
+    /** {@code createBody}: what alice creates each cycle, e.g. an application of a registered type whose flow has the same two steps. */
+    ApprovalCycleClient(HttpClient http, String baseUrl, String createBody) {
         this.http = http;
         this.baseUrl = baseUrl;
+        this.createBody = createBody;
     }
 
     /** Runs create → submit → manager approval → final approval; false when a step did not answer as expected. */
     boolean runCycle(LatencyRecording recording) {
         long cycleStart = System.nanoTime();
-        JsonNode created = call(recording, Operation.CREATE, "alice", "/api/applications", CREATE_BODY, null, 201);
+        JsonNode created = call(recording, Operation.CREATE, "alice", "/api/applications", createBody, null, 201);
         if (created == null) {
             return false;
         }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The full benchmark, run by {@code mvn -Pbench verify} against the packaged jar (bench.jar, set by the
  * profile): XA vs single at each client level, the engine-settings stage, then the todo-at-scale and
- * recovery-time stages, then publishing, then history at scale and its archival. Not part of the normal test suite; it asserts only that both deployments
+ * recovery-time stages, then publishing, then history at scale and its archival, then deployed definitions. Not part of the normal test suite; it asserts only that both deployments
  * completed cycles, that the engine-settings stage ran, that recovery left both databases consistent and that
  * every approval was published (after the report is written either way).
  */
@@ -71,5 +71,23 @@ class BenchmarkRun {
         System.out.println(markdown);
         assertThat(result.archival().rows()).isPositive();
         assertThat(result.archival().archivedRows()).isEqualTo(result.archival().rows());
+    }
+
+    /**
+     * Alone: {@code mvn -Pbench verify -Dit.test='BenchmarkRun#measureDeployedDefinitions'} (docs/performance.md, "Deployed
+     * definitions"); clients {@code bench.definition-clients} (4), rounds {@code bench.definition-rounds} (3), deployments
+     * of each flow {@code bench.definition-deploys} (5).
+     */
+    @Test
+    @Order(4)
+    void measureDeployedDefinitions() throws Exception {
+        BenchmarkSettings settings = settings();
+        DefinitionBenchmark.Result result = DefinitionBenchmark.run(settings, Integer.getInteger("bench.definition-clients", 4),
+                Integer.getInteger("bench.definition-rounds", 3), Integer.getInteger("bench.definition-deploys", 5));
+        String markdown = DefinitionBenchmark.markdown(result);
+        ReportFiles.append(settings.outputDir(), Map.of("deployedDefinitions", result), markdown);
+        System.out.println(markdown);
+        assertThat(result.deployedCyclesPerSecond()).allMatch(rate -> rate > 0);
+        assertThat(result.builtInCyclesPerSecond()).allMatch(rate -> rate > 0);
     }
 }

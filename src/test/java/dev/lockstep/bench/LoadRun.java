@@ -32,6 +32,12 @@ final class LoadRun {
 
     static Result run(String baseUrl, int clients, Duration warmup, Duration measure, WindowEdge atStart, WindowEdge atEnd)
             throws Exception {
+        return run(baseUrl, ApprovalCycleClient.CREATE_BODY, clients, warmup, measure, atStart, atEnd);
+    }
+
+    /** As above, each cycle creating its application with {@code createBody}. */
+    static Result run(String baseUrl, String createBody, int clients, Duration warmup, Duration measure, WindowEdge atStart,
+            WindowEdge atEnd) throws Exception {
         AtomicReference<LatencyRecording> current = new AtomicReference<>(new LatencyRecording());
         AtomicBoolean running = new AtomicBoolean(true);
         CountDownLatch firstCycles = new CountDownLatch(clients);
@@ -39,7 +45,7 @@ final class LoadRun {
         for (int i = 0; i < clients; i++) {
             // one connection per client, as separate users would have
             ApprovalCycleClient client = new ApprovalCycleClient(
-                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), baseUrl);
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), baseUrl, createBody);
             Thread thread = new Thread(() -> {
                 while (running.get()) {
                     client.runCycle(current.get());

@@ -40,10 +40,11 @@ public class ApprovalProcess {
     public static final String OUTCOME = "outcome";
     public static final String DECISION = "decision";
     /**
-     * Names a routable field may not take: the variables the product sets on every run, and the beans its expressions
-     * call, which a variable of the same name would hide from the engine's resolver.
+     * Names a routable field may not take: the variables the product sets on a deployed definition's run, and the beans
+     * its expressions call, which a variable of the same name would hide from the engine's resolver. The built-in
+     * processes' own fields (riskLevel, sensitive) are free: a typed run is never given them otherwise.
      */
-    public static final Set<String> RESERVED_NAMES = Set.of("applicantId", "sensitive", "riskLevel", ActionFence.VARIABLE,
+    public static final Set<String> RESERVED_NAMES = Set.of("applicantId", ActionFence.VARIABLE,
             DECISION, OUTCOME, CountersignRule.SIGNERS, CountersignRule.POLICY, CountersignRule.RATIO, CountersignRule.APPROVALS,
             CountersignRule.REJECTIONS, CountersignRule.MANAGER_REVIEW, CountersignRule.RESULT, CountersignStep.SIGNER,
             "countersign", "deadlines", "execution", "task");

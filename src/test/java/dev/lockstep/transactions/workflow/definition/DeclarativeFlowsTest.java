@@ -3,6 +3,7 @@ package dev.lockstep.transactions.workflow.definition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.lockstep.support.DeclarativeSamples;
 import dev.lockstep.transactions.workflow.ReturnTarget;
 import dev.lockstep.transactions.workflow.ReturnTargets;
 import dev.lockstep.transactions.workflow.definition.DeclarativeFlows.Compilation;
@@ -14,8 +15,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.activiti.bpmn.converter.BpmnXMLConverter;
 import org.activiti.bpmn.model.BoundaryEvent;
 import org.activiti.bpmn.model.BpmnModel;
@@ -139,12 +138,7 @@ class DeclarativeFlowsTest {
 
     @Test
     void aFiftyStepFlowCompilesAndChecks() {
-        String steps = IntStream.range(0, 50).mapToObj(i -> i % 10 == 5
-                        ? "{\"id\": \"block" + i + "\", \"when\": \"urgent == false\", \"parallel\": [[{\"id\": \"legal" + i
-                                + "\", \"candidateGroups\": [\"legal\"]}], [{\"id\": \"finance" + i + "\", \"candidateGroups\": [\"finance\"]}]]}"
-                        : "{\"id\": \"step" + i + "\", \"candidateGroups\": [\"managers\"], \"deadline\": \"PT4H\""
-                                + (i > 0 ? ", \"returnTo\": [\"step0\"]" : "") + "}")
-                .collect(Collectors.joining(",", "{\"name\": \"Long\", \"steps\": [", "]}"));
+        String steps = DeclarativeSamples.fiftySteps();
         long started = System.nanoTime();
         DefinitionCheck.Accepted accepted = accepted(steps);
         System.out.printf("50-step declarative flow: compiled and checked in %d ms, deployable XML %d bytes%n",
