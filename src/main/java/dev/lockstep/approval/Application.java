@@ -88,11 +88,15 @@ public class Application {
         return application.asDraft(now);
     }
 
-    /** A draft of a registered type other than {@link #BUSINESS_TYPE}: its {@code fields} passed the type's schema. */
-    public static Application typedDraft(String businessType, String title, String description, String fields, List<String> signers,
-            String applicantId, Instant now) {
+    /**
+     * A draft of a registered type other than {@link #BUSINESS_TYPE}: its {@code fields} passed the type's schema;
+     * {@code assetId}: the catalog asset's id its type's mapping takes from them when the type publishes, else null.
+     */
+    public static Application typedDraft(String businessType, String title, String description, String fields, Long assetId,
+            List<String> signers, String applicantId, Instant now) {
         Application application = new Application();
         application.businessType = businessType;
+        application.assetId = assetId;
         application.countersignSigners = signers.isEmpty() ? null : String.join(",", signers);
         application.title = title;
         application.description = description;
@@ -107,6 +111,11 @@ public class Application {
         createdAt = now;
         updatedAt = now;
         return this;
+    }
+
+    /** Whether its approval is published to the catalog: every APPLICATION, and one of a type that publishes (it has an asset). */
+    public boolean publishes() {
+        return !isTyped() || assetId != null;
     }
 
     /** True for an application of a registered type, which runs on that type's ACTIVE definition. */

@@ -238,8 +238,7 @@ public class RunningApplications {
     public void closeAs(Application application, String processInstanceId, String outcome, Instant now) {
         ProcessOutcome result = ProcessOutcome.valueOf(outcome);
         bindings.end(processInstanceId, result.bindingStatus(), now);
-        // a registered type never publishes (refused at creation until its catalog mapping exists)
-        boolean publishes = !application.isTyped();
+        boolean publishes = application.publishes();
         applications.close(application.getId(), result.approvalStatus(), publishes ? result.publishStatus() : PublishStatus.NOT_STARTED,
                 null, now);
         if (publishes && result.approvalStatus() == ApprovalStatus.APPROVED) {

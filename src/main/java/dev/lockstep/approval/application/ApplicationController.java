@@ -40,9 +40,9 @@ public class ApplicationController {
     @PostMapping(consumes = "application/json")
     public ResponseEntity<String> create(@Valid @RequestBody CreateApplicationRequest request,
             @RequestHeader(name = UseCaseTransaction.HEADER, required = false) String idempotencyKey) {
-        lifecycle.checkType(request);
+        Long mappedAssetId = lifecycle.checkType(request);
         return useCases.run(UseCase.CREATE, Target.newApplication(), idempotencyKey, request, call -> {
-            ApplicationView created = lifecycle.createDraft(request, call);
+            ApplicationView created = lifecycle.createDraft(request, mappedAssetId, call);
             return UseCaseResult.created(created, Long.toString(created.id()), "DRAFT");
         });
     }

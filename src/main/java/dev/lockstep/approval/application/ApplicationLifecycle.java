@@ -70,13 +70,13 @@ public class ApplicationLifecycle {
 
     /** A draft is the application row alone (no process yet): a local transaction of the business database. */
     @Transactional(transactionManager = BusinessOnlyTransactions.MANAGER, rollbackFor = Exception.class)
-    public ApplicationView createDraft(CreateApplicationRequest request, UseCaseCall call) {
+    public ApplicationView createDraft(CreateApplicationRequest request, Long mappedAssetId, UseCaseCall call) {
         Caller caller = call.caller();
         if (!caller.hasRole(Roles.APPLICANT)) {
             throw ApiException.forbidden("NOT_AN_APPLICANT", "Only applicants create applications.");
         }
         if (!Application.BUSINESS_TYPE.equals(request.businessType())) {
-            return createTypedDraft(request, caller);
+            return createTypedDraft(request, mappedAssetId, caller);
         }
         if (!request.signers().isEmpty()) {
             throw ApiException.badRequest("INVALID_COUNTERSIGN", "An APPLICATION names its signers in \"countersign\".");
@@ -100,30 +100,34 @@ public class ApplicationLifecycle {
     /**
      * Refuses an unknown type, fields its schema does not accept, or signers its ACTIVE version does not ask for, and a
      * countersign object (a registered type's definition sets the policy), before the draft's own transaction: the registry
-     * is read in a transaction of both databases, which cannot nest in a business-only one.
+     * is read in a transaction of both databases, which cannot nest in a business-only one. Answers the catalog asset's
+     * id that a publishing type's mapping takes from the fields, else null.
      */
-    public void checkType(CreateApplicationRequest request) {
+    public Long checkType(CreateApplicationRequest request) {
         if (!Application.BUSINESS_TYPE.equals(request.businessType())) {
             if (request.countersign() != null) {
                 throw ApiException.badRequest("INVALID_COUNTERSIGN", "An application of a registered type takes its steps and its"
                         + " countersign policy from the type's definition; it names only its signers, in \"signers\".");
             }
-            types.checkFields(request.businessType(), request.fields());
+            Long assetId = types.checkFields(request.businessType(), request.fields());
             types.checkSigners(request.businessType(), request.signers());
+            return assetId;
         }
+        return null;
     }
 
     /**
      * A registered type's draft ({@link #checkType} passed, which refuses a countersign object): its fields as its schema
      * accepted them, and the signers of its definition's countersign step, whose policy the definition sets.
      */
-    private ApplicationView createTypedDraft(CreateApplicationRequest request, Caller caller) {
+    private ApplicationView createTypedDraft(CreateApplicationRequest request, Long mappedAssetId, Caller caller) {
         if (request.signers().stream().distinct().count() != request.signers().size()) {
             throw ApiException.badRequest("INVALID_COUNTERSIGN", "Each signer may appear only once.");
         }
         SeparationOfDuties.refuseApplicantAsSigner(request.signers(), caller.id());
         Application created = applications.saveAndFlush(Application.typedDraft(request.businessType(), request.title().strip(),
-                request.description(), json.writeValueAsString(request.fields()), request.signers(), caller.id(), clock.instant()));
+                request.description(), json.writeValueAsString(request.fields()), mappedAssetId, request.signers(), caller.id(),
+                clock.instant()));
         TransactionLogContext.bind(created.businessKey());
         log.info("{} created draft application {} of type {}", caller.id(), created.getId(), created.getBusinessType());
         return ApplicationView.of(created);

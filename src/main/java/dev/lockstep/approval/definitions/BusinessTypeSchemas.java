@@ -21,6 +21,8 @@ import tools.jackson.databind.JsonNode;
 final class BusinessTypeSchemas {
 
     private static final Set<String> SCALAR_TYPES = Set.of("string", "number", "integer", "boolean");
+    /** The one asset attribute a publishing type maps: the catalog knows an asset by its id. */
+    static final String ASSET_ID = "assetId";
     static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
     private static final Schema META_SCHEMA = REGISTRY.getSchema(SchemaLocation.of("https://json-schema.org/draft/2020-12/schema"));
 
@@ -55,6 +57,31 @@ final class BusinessTypeSchemas {
                         + "' must have one of the types " + SCALAR_TYPES + "; a flow compares it with a constant.")
                         .with("field", field);
             }
+        }
+    }
+
+    /**
+     * A type that publishes names, in {@code assetMapping}, the field that holds the catalog asset's id:
+     * {@code {"assetId": "<field>"}}, a required top-level integer property. A type that does not publish maps nothing.
+     */
+    static void checkAssetMapping(JsonNode schema, boolean publishes, JsonNode assetMapping) {
+        boolean mapped = assetMapping != null && !assetMapping.isNull();
+        if (!publishes) {
+            if (mapped) {
+                throw unprocessable("ASSET_MAPPING_INVALID", "A type that does not publish maps no fields to an asset;"
+                        + " leave assetMapping out or set publishes to true.").with("pointer", "/assetMapping");
+            }
+            return;
+        }
+        String field = mapped && assetMapping.isObject() && assetMapping.size() == 1 && assetMapping.path(ASSET_ID).isString()
+                ? assetMapping.get(ASSET_ID).asString() : null;
+        JsonNode property = field == null ? null : schema.path("properties").get(field);
+        boolean required = field != null && schema.path("required").isArray()
+                && schema.get("required").values().stream().anyMatch(name -> field.equals(name.asString()));
+        if (property == null || !"integer".equals(property.path("type").asString()) || !required) {
+            throw unprocessable("ASSET_MAPPING_INVALID", "A type that publishes maps the catalog asset's id to one of its fields:"
+                    + " assetMapping {\"assetId\": \"<field>\"}, the field a required top-level property of type integer.")
+                    .with("pointer", "/assetMapping");
         }
     }
 

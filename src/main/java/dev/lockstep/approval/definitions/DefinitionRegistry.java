@@ -83,6 +83,7 @@ class DefinitionRegistry {
     BusinessTypeView register(RegisterBusinessTypeRequest request, String actor) {
         List<String> routable = List.copyOf(new LinkedHashSet<>(request.routableFields() == null ? List.of() : request.routableFields()));
         BusinessTypeSchemas.check(request.schema(), routable);
+        BusinessTypeSchemas.checkAssetMapping(request.schema(), request.publishes(), request.assetMapping());
         if (type(request.key()).isPresent()) {
             throw businessTypeExists(request.key());
         }

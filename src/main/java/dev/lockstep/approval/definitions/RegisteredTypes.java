@@ -25,16 +25,12 @@ public class RegisteredTypes {
     }
 
     /**
-     * Refuses an unknown type (422 UNKNOWN_BUSINESS_TYPE), a type that would publish (the catalog mapping of a
-     * registered type is not built yet: 422 PUBLISHING_NOT_SUPPORTED) and fields its schema does not accept
-     * (422 FIELDS_INVALID with the failing JSON pointer).
+     * Refuses an unknown type (422 UNKNOWN_BUSINESS_TYPE) and fields its schema does not accept (422 FIELDS_INVALID with
+     * the failing JSON pointer, also for a mapped asset id below 1). Answers the catalog asset's id for a type that
+     * publishes, from the field its asset mapping names; null for a type that does not.
      */
-    public void checkFields(String typeKey, JsonNode fields) {
+    public Long checkFields(String typeKey, JsonNode fields) {
         BusinessTypeView type = type(typeKey);
-        if (type.publishes()) {
-            throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "PUBLISHING_NOT_SUPPORTED", "Business type " + typeKey
-                    + " publishes to the catalog; applications of a registered type that publishes are not supported yet.");
-        }
         if (fields == null || !fields.isObject()) {
             throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "FIELDS_INVALID", "An application of type " + typeKey
                     + " needs its fields as a JSON object.").with("pointer", "/fields");
@@ -47,6 +43,23 @@ public class RegisteredTypes {
             throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "FIELDS_INVALID", "The fields do not match the schema of "
                     + typeKey + ": " + first.getMessage()).with("pointer", pointer);
         }
+        return type.publishes() ? assetId(type, fields) : null;
+    }
+
+    /** The asset id a publishing type's mapping names (registration made it a required integer field). */
+    private static long assetId(BusinessTypeView type, JsonNode fields) {
+        String field = type.assetMapping() == null ? null : type.assetMapping().path(BusinessTypeSchemas.ASSET_ID).asString(null);
+        if (field == null) {
+            // a type registered before publishing types were built may have no usable mapping
+            throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "ASSET_MAPPING_INVALID", "Business type " + type.key()
+                    + " publishes but maps no field to the asset id; register a type with assetMapping {\"assetId\": \"<field>\"}.");
+        }
+        JsonNode value = fields.get(field);
+        if (value == null || !value.canConvertToExactIntegral() || !value.canConvertToLong() || value.asLong() < 1) {
+            throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "FIELDS_INVALID", "Field '" + field + "' is the catalog asset's id"
+                    + " of type " + type.key() + ": a whole number of at least 1.").with("pointer", "/" + field);
+        }
+        return value.asLong();
     }
 
     /**

@@ -3,6 +3,8 @@ package dev.lockstep.approval.definitions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.platform.EmbeddedPostgresServers;
+import dev.lockstep.publishing.outbox.OutboxPublisher;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
@@ -15,6 +17,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Applications of a registered type (issue 30) over real HTTP: a payment-release type, its Camunda Modeler BPMN
@@ -33,6 +36,10 @@ class TypedApplicationTest {
     Api api;
     @Autowired
     TestDatabases db;
+    @Autowired
+    OutboxPublisher publisher;
+    @Autowired
+    EmbeddedPostgresServers servers;
 
     @Test
     void aLargePaymentRunsThroughManagerLegalAndFinanceInParallelAndFinalApprovalToApproved() {
@@ -150,6 +157,56 @@ class TypedApplicationTest {
                 Long.toString(id))).isOne();
         assertThat(db.workflow().queryForObject("select count(*) from act_hi_procinst where business_key_ = ?", Integer.class,
                 Long.toString(id))).isOne();
+    }
+
+    /**
+     * A supplier-onboarding type that publishes: its mapping names the field holding the catalog asset's id. An approved
+     * case writes its publish event in the approval's XA transaction and the publisher delivers it to the catalog, read
+     * back with plain SQL from the catalog's own database; the registration and creation refusals store nothing.
+     */
+    @Test
+    void anApprovedCaseOfATypeThatPublishesReachesTheCatalogWithTheAssetItsMappingNames() {
+        String type = "SUPPLIER_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8).toUpperCase(Locale.ROOT);
+        String schema = """
+                {"type": "object", "required": ["supplierAssetId"], "properties": {"supplierAssetId": {"type": "integer"},
+                 "note": {"type": "string"}}}""";
+        for (String refused : List.of("\"publishes\": true", "\"publishes\": true, \"assetMapping\": {\"assetId\": \"note\"}",
+                "\"publishes\": true, \"assetMapping\": {\"assetId\": \"nowhere\"}",
+                "\"publishes\": false, \"assetMapping\": {\"assetId\": \"supplierAssetId\"}")) {
+            Api.Response answer = api.post("erin", "/api/business-types", "{\"key\": \"%s\", \"name\": \"Supplier\", \"schema\": %s, %s}"
+                    .formatted(type, schema, refused));
+            assertThat(answer.status()).as(refused + ": " + answer).isEqualTo(422);
+            assertThat(answer.json().get("code").asString()).isEqualTo("ASSET_MAPPING_INVALID");
+        }
+        assertThat(db.business().queryForObject("select count(*) from business_type where type_key = ?", Integer.class, type)).isZero();
+        Api.Response registered = api.post("erin", "/api/business-types", """
+                {"key": "%s", "name": "Supplier", "schema": %s, "publishes": true, "assetMapping": {"assetId": "supplierAssetId"}}"""
+                .formatted(type, schema));
+        assertThat(registered.status()).as(registered.toString()).isEqualTo(201);
+        assertThat(upload("erin", type, DefinitionRegistryTest.ONE_STEP.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+        assertThat(api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null).status()).isEqualTo(200);
+
+        Api.Response noAsset = api.post("alice", "/api/applications", body(type, "Onboard ACME", "{\"supplierAssetId\": 0}"));
+        assertThat(noAsset.status()).as(noAsset.toString()).isEqualTo(422);
+        assertThat(noAsset.json().get("pointer").asString()).isEqualTo("/supplierAssetId");
+        long id = create(type, "{\"supplierAssetId\": 4711, \"note\": \"ACME\"}");
+        assertThat(db.business().queryForObject("select asset_id from application where id = ?", Long.class, id)).isEqualTo(4711L);
+        String process = ApiFlows.submit(api, id);
+        ApiFlows.decideStep(api, db, "bob", process, "managerApproval", "APPROVE");
+
+        assertAgree(id, process, "APPROVED", "APPROVED", List.of());
+        assertThat(db.business().queryForObject("select publish_status from application where id = ?", String.class, id))
+                .isEqualTo("PENDING");
+        String eventId = db.business().queryForObject("select event_id from outbox_event where aggregate_id = ? and event_type = ?",
+                String.class, Long.toString(id), "ASSET_PUBLISH_REQUESTED");
+        for (int poll = 0; poll < 20 && publisher.publishDue() > 0; poll++) {
+            // until nothing is due
+        }
+        assertThat(db.business().queryForObject("select publish_status from application where id = ?", String.class, id))
+                .isEqualTo("PUBLISHED");
+        JdbcTemplate catalog = new JdbcTemplate(servers.separateDatabase("lockstep_catalog").plainDataSource());
+        assertThat(catalog.queryForMap("select asset_id, application_id from published_asset where event_id = ?", eventId))
+                .containsEntry("asset_id", 4711L).containsEntry("application_id", id);
     }
 
     @Test
