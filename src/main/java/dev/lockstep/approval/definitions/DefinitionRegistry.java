@@ -17,6 +17,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +54,7 @@ class DefinitionRegistry {
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate reads;
+    private final TransactionTemplate writes;
     private final BpmnDefinitions checks;
     private final DeclarativeFlows declarative;
     private final DeployedDefinitions engine;
@@ -71,6 +73,7 @@ class DefinitionRegistry {
         this.jdbc = new JdbcTemplate(business);
         this.reads = new TransactionTemplate(transactions);
         this.reads.setReadOnly(true);
+        this.writes = new TransactionTemplate(transactions);
         this.checks = checks;
         this.declarative = declarative;
         this.engine = engine;
@@ -168,14 +171,61 @@ class DefinitionRegistry {
         return version(key, version).orElseThrow();
     }
 
-    /** The type, locked; its built-in flows cannot be replaced by an upload. */
+    /** The type, locked; its built-in flows cannot be replaced by an upload nor re-activated by hand. */
     private BusinessTypeView uploadable(String key) {
         BusinessTypeView type = lockType(key);
         if (type.builtIn()) {
-            throw ApiException.conflict("BUILT_IN_TYPE", "The flows of business type " + key
-                    + " are built into the product; definitions cannot be uploaded for it yet.");
+            throw ApiException.conflict("BUILT_IN_TYPE", "The flows of business type " + key + " are built into the product;"
+                    + " their versions follow its releases, and definitions cannot be uploaded or activated for it.");
         }
         return type;
+    }
+
+    /** Who records the built-in flows' versions, in the rows and the audit trail: the product, not a person. */
+    static final String PRODUCT = "lockstep";
+
+    /**
+     * Records each engine version of the built-in flows not recorded yet as the next version of the built-in type: the
+     * newest of each process key ACTIVE, an older one RETIRED, with an audit entry each, in one transaction under the
+     * type's row lock, so nodes starting together record each once. Runs at every start; a release that changes a
+     * built-in flow's XML makes the engine deploy a new version, recorded at that start.
+     */
+    void recordBuiltInFlows(List<DeployedDefinitions.BuiltInDefinition> deployed) {
+        writes.executeWithoutResult(status -> {
+            for (String key : jdbc.queryForList("select type_key from business_type where built_in = ? order by type_key",
+                    String.class, true)) {
+                lockType(key);
+                List<String> recorded = jdbc.queryForList("select engine_definition_id from definition_version where type_key = ?",
+                        String.class, key);
+                Map<String, Integer> newest = new HashMap<>();
+                deployed.forEach(flow -> newest.merge(flow.processKey(), flow.engineVersion(), Math::max));
+                for (DeployedDefinitions.BuiltInDefinition flow : deployed) {
+                    if (!recorded.contains(flow.engineDefinitionId())) {
+                        recordBuiltIn(key, flow, flow.engineVersion() == newest.get(flow.processKey()));
+                    }
+                }
+            }
+        });
+    }
+
+    private void recordBuiltIn(String key, DeployedDefinitions.BuiltInDefinition flow, boolean active) {
+        Instant now = clock.instant();
+        if (active) {
+            jdbc.update("update definition_version set state = 'RETIRED' where type_key = ? and process_key = ? and state = 'ACTIVE'",
+                    key, flow.processKey());
+        }
+        int version = jdbc.queryForObject("select coalesce(max(version), 0) + 1 from definition_version where type_key = ?",
+                Integer.class, key);
+        jdbc.update("""
+                insert into definition_version (type_key, version, state, process_key, name, source_xml, deployable_xml,
+                                                user_task_ids, engine_definition_id, proposed_by, proposed_at)
+                values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", key, version, active ? "ACTIVE" : "RETIRED", flow.processKey(),
+                flow.name(), flow.xml(), flow.xml(), json.writeValueAsString(flow.userTaskIds()), flow.engineDefinitionId(), PRODUCT,
+                Timestamp.from(now));
+        audit(now, PRODUCT, "DEFINITION_BUILT_IN_RECORDED", key + " v" + version + " recorded: built-in process "
+                + flow.processKey() + " (engine definition " + flow.engineDefinitionId() + ", steps " + flow.userTaskIds() + "), "
+                + (active ? "ACTIVE" : "RETIRED"));
+        log.info("{} v{}: built-in process {} recorded ({})", key, version, flow.engineDefinitionId(), active ? "ACTIVE" : "RETIRED");
     }
 
     private static ApiException refusal(String key, String actor, List<DefinitionProblem> problems) {
@@ -187,7 +237,7 @@ class DefinitionRegistry {
 
     /** Asks for a RETIRED version to become ACTIVE again; another admin approves it like a new version. */
     DefinitionVersionView proposeActivation(String key, int version, String actor) {
-        lockType(key);
+        uploadable(key);
         DefinitionVersionView existing = version(key, version).orElseThrow(() -> versionNotFound(key, version));
         if (!"RETIRED".equals(existing.state())) {
             throw ApiException.conflict("VERSION_NOT_RETIRED", key + " v" + version + " is " + existing.state()

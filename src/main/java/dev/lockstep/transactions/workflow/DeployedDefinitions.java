@@ -2,11 +2,20 @@ package dev.lockstep.transactions.workflow;
 
 import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.web.ApiException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.activiti.bpmn.model.UserTask;
 import org.activiti.engine.RepositoryService;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.repository.Deployment;
+import org.activiti.engine.repository.ProcessDefinition;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
@@ -60,6 +69,34 @@ public class DeployedDefinitions {
             }
         }
         return false;
+    }
+
+    /** One engine version of a built-in process, with the XML it was deployed from and its steps in document order. */
+    public record BuiltInDefinition(String engineDefinitionId, String processKey, int engineVersion, String name, String xml,
+            List<String> userTaskIds) {
+    }
+
+    /**
+     * Every engine version of the built-in processes (processes/*.bpmn20.xml, deployed by the engine at startup when
+     * their XML changed), ordered by engine version, then key.
+     */
+    public List<BuiltInDefinition> builtIn() {
+        List<BuiltInDefinition> definitions = new ArrayList<>();
+        for (String key : List.of(ApprovalProcess.PROCESS_KEY, ApprovalProcess.COUNTERSIGN_PROCESS_KEY)) {
+            for (ProcessDefinition definition : repository.createProcessDefinitionQuery().processDefinitionKey(key).list()) {
+                String xml;
+                try (InputStream in = repository.getResourceAsStream(definition.getDeploymentId(), definition.getResourceName())) {
+                    xml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("reading " + definition.getResourceName() + " of " + definition.getId(), e);
+                }
+                List<String> steps = repository.getBpmnModel(definition.getId()).getMainProcess()
+                        .findFlowElementsOfType(UserTask.class).stream().map(UserTask::getId).toList();
+                definitions.add(new BuiltInDefinition(definition.getId(), key, definition.getVersion(), definition.getName(), xml, steps));
+            }
+        }
+        definitions.sort(Comparator.comparingInt(BuiltInDefinition::engineVersion).thenComparing(BuiltInDefinition::processKey));
+        return definitions;
     }
 
     /** How many process instances run on the engine definition {@code processDefinitionId} now. */

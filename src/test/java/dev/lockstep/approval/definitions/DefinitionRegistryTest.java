@@ -15,8 +15,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
@@ -71,6 +73,8 @@ class DefinitionRegistryTest {
     PlatformTransactionManager jta;
     @Autowired
     DeployedDefinitions engine;
+    @Autowired
+    DefinitionRegistry registry;
 
     @Test
     void anAdminRegistersABusinessTypeAndItIsStoredAsRegistered() {
@@ -100,7 +104,57 @@ class DefinitionRegistryTest {
 
         assertThat(upload.status()).as(upload.toString()).isEqualTo(409);
         assertThat(upload.json().get("code").asString()).isEqualTo("BUILT_IN_TYPE");
-        assertThat(versionRows("APPLICATION")).isZero();
+        assertThat(db.business().queryForObject("select count(*) from definition_version where type_key = 'APPLICATION'"
+                + " and proposed_by <> 'lockstep'", Integer.class)).as("nothing of the upload stored").isZero();
+    }
+
+    /**
+     * At startup the built-in flows' engine versions became APPLICATION's versions: one ACTIVE per process key, each the
+     * engine's newest definition of its key (read with plain SQL from ACT_RE_PROCDEF), listed, read and drawn like a
+     * registered type's; recording again adds nothing; they cannot be re-activated by hand.
+     */
+    @Test
+    void theBuiltInFlowsAreApplicationsVersionsWithWhatRunsOnEach() {
+        Map<String, String> newest = new HashMap<>();
+        for (String key : List.of("applicationApproval", "countersignApproval")) {
+            newest.put(key, db.workflow().queryForObject("select id_ from act_re_procdef where key_ = ? and version_ ="
+                    + " (select max(version_) from act_re_procdef where key_ = ?)", String.class, key, key));
+        }
+        Map<String, String> active = new HashMap<>();
+        db.business().query("select process_key, engine_definition_id from definition_version where type_key = 'APPLICATION'"
+                + " and state = 'ACTIVE'", (org.springframework.jdbc.core.RowCallbackHandler) rs -> active.put(rs.getString(1), rs.getString(2)));
+        assertThat(active).isEqualTo(newest);
+        int rows = versionRows("APPLICATION");
+        assertThat(auditEntries("DEFINITION_BUILT_IN_RECORDED", "APPLICATION v")).isEqualTo(rows);
+
+        registry.recordBuiltInFlows(engine.builtIn());
+        assertThat(versionRows("APPLICATION")).as("recorded once").isEqualTo(rows);
+
+        Api.Response versions = api.get("audrey", "/api/business-types/APPLICATION/definitions");
+        assertThat(versions.status()).as(versions.toString()).isEqualTo(200);
+        JsonNode standard = null;
+        for (JsonNode version : versions.json()) {
+            if (newest.get("applicationApproval").equals(version.get("engineDefinitionId").asString())) {
+                standard = version;
+            }
+        }
+        assertThat(standard).isNotNull();
+        assertThat(standard.get("state").asString()).isEqualTo("ACTIVE");
+        assertThat(standard.get("proposedBy").asString()).isEqualTo("lockstep");
+        assertThat(standard.get("steps")).extracting(JsonNode::asString)
+                .containsExactlyInAnyOrder("managerApproval", "legalReview", "financeReview", "finalApproval");
+        assertThat(standard.get("runningInstances").asLong()).isEqualTo(db.workflow().queryForObject(
+                "select count(*) from act_ru_execution where proc_def_id_ = ? and parent_id_ is null", Long.class,
+                newest.get("applicationApproval")));
+        int number = standard.get("version").asInt();
+        Api.Response bpmn = api.get("audrey", "/api/business-types/APPLICATION/definitions/" + number + "/bpmn", "application/xml");
+        assertThat(bpmn.body()).contains("id=\"applicationApproval\"");
+        Api.Response diagram = api.get("audrey", "/api/business-types/APPLICATION/definitions/" + number + "/diagram", "image/svg+xml");
+        assertThat(diagram.status()).as(diagram.toString()).isEqualTo(200);
+        assertThat(diagram.body()).contains("data-element-id=\"finalApproval\"");
+        Api.Response reactivate = api.post("erin", "/api/business-types/APPLICATION/definitions/" + number + "/activation", null);
+        assertThat(reactivate.status()).as(reactivate.toString()).isEqualTo(409);
+        assertThat(reactivate.json().get("code").asString()).isEqualTo("BUILT_IN_TYPE");
     }
 
     @Test
