@@ -43,6 +43,8 @@ public final class FlowDiagram {
     private static final int TASK_HEIGHT = 64;
     private static final int EVENT = 36;
     private static final int GATEWAY = 46;
+    /** The distance between the lanes of long flows under the diagram. */
+    private static final int LANE = 14;
 
     private FlowDiagram() {
     }
@@ -60,8 +62,16 @@ public final class FlowDiagram {
             columns.put(timer.getId(), columns.get(timer.getAttachedToRefId()));
             centres.put(timer.getId(), centres.get(timer.getAttachedToRefId()));
         });
+        List<SequenceFlow> flows = process.getFlowElements().stream().filter(SequenceFlow.class::isInstance).map(SequenceFlow.class::cast)
+                .filter(flow -> centres.containsKey(flow.getSourceRef()) && centres.containsKey(flow.getTargetRef())).toList();
+        // a flow forward past other columns runs in a lane under the whole diagram, one lane per target
+        int underAll = lowestEdge(nodes, centres) + 12;
+        Map<String, Integer> lanes = new LinkedHashMap<>();
+        flows.stream().filter(flow -> columns.get(flow.getTargetRef()) - columns.get(flow.getSourceRef()) > 1)
+                .forEach(flow -> lanes.putIfAbsent(flow.getTargetRef(), underAll + LANE * lanes.size()));
         int width = columns.values().stream().mapToInt(Integer::intValue).max().orElse(0) * COLUMN + TASK_WIDTH + 2 * MARGIN;
-        int height = centres.values().stream().mapToInt(c -> c[1]).max().orElse(0) + TASK_HEIGHT / 2 + 40 + MARGIN;
+        int height = Math.max(centres.values().stream().mapToInt(c -> c[1]).max().orElse(0) + TASK_HEIGHT / 2 + 40,
+                lanes.values().stream().mapToInt(Integer::intValue).max().orElse(0) + 16) + MARGIN;
 
         StringBuilder svg = new StringBuilder();
         svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"").append(height)
@@ -69,10 +79,9 @@ public final class FlowDiagram {
                 .append("<title>").append(text(process.getName() == null ? process.getId() : process.getName())).append("</title>\n")
                 .append("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" markerHeight=\"8\"")
                 .append(" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#444\"/></marker></defs>\n");
-        for (FlowElement element : process.getFlowElements()) {
-            if (element instanceof SequenceFlow flow && centres.containsKey(flow.getSourceRef()) && centres.containsKey(flow.getTargetRef())) {
-                flow(svg, flow, centres, columns, process.getFlowElement(flow.getSourceRef()) instanceof BoundaryEvent);
-            }
+        for (SequenceFlow flow : flows) {
+            flow(svg, flow, centres, columns, lanes.get(flow.getTargetRef()),
+                    process.getFlowElement(flow.getSourceRef()) instanceof BoundaryEvent);
         }
         for (FlowNode node : nodes) {
             node(svg, node, centres.get(node.getId()), timers.getOrDefault(node.getId(), List.of()));
@@ -139,6 +148,11 @@ public final class FlowDiagram {
         return centres;
     }
 
+    /** The lowest edge of the shapes, their captions and timer labels included. */
+    private static int lowestEdge(List<FlowNode> nodes, Map<String, int[]> centres) {
+        return nodes.stream().map(node -> centres.get(node.getId())).mapToInt(c -> c[1] + c[3] + 20).max().orElse(0);
+    }
+
     private static Map<String, List<BoundaryEvent>> timersByTask(Process process) {
         Map<String, List<BoundaryEvent>> timers = new HashMap<>();
         for (FlowElement element : process.getFlowElements()) {
@@ -152,17 +166,33 @@ public final class FlowDiagram {
 
     /**
      * A flow forward runs right from its source, a timer's from under its task; one back to an earlier column bends
-     * below both.
+     * below both. A flow forward past other columns ({@code lane} not null) turns down into the gap after its source's
+     * column, runs along its target's lane under the whole diagram and up the gap before the target's column, so it
+     * never crosses a shape; flows to the same target share its lane, as a bus.
      */
     private static void flow(StringBuilder svg, SequenceFlow flow, Map<String, int[]> centres, Map<String, Integer> columns,
-            boolean fromTimer) {
+            Integer lane, boolean fromTimer) {
         int[] from = centres.get(flow.getSourceRef());
         int[] to = centres.get(flow.getTargetRef());
-        boolean back = columns.get(flow.getTargetRef()) <= columns.get(flow.getSourceRef());
+        int fromColumn = columns.get(flow.getSourceRef());
+        int toColumn = columns.get(flow.getTargetRef());
+        boolean back = toColumn <= fromColumn;
         String path;
         int labelX;
         int labelY;
-        if (fromTimer) {
+        if (lane != null && !back) {
+            // from the lower right of its shape (a timer's from under its task), so it does not run along a flow to the right
+            int startX = fromTimer ? from[0] : from[0] + from[2] / 2;
+            int startY = from[1] + (fromTimer ? from[3] + 20 : from[3] / 2);
+            int exitX = MARGIN + fromColumn * COLUMN + TASK_WIDTH + (COLUMN - TASK_WIDTH) / 2;
+            int entryX = MARGIN + toColumn * COLUMN - (COLUMN - TASK_WIDTH) / 2;
+            int endX = to[0] - to[2];
+            path = "M " + startX + " " + startY + " C " + (startX + 20) + " " + (startY + 10) + ", " + exitX + " " + (startY + 4) + ", "
+                    + exitX + " " + (startY + 24) + " L " + exitX + " " + lane + " L " + entryX + " " + lane + " L " + entryX + " " + to[1]
+                    + " L " + endX + " " + to[1];
+            labelX = exitX + 70;
+            labelY = lane - 4;
+        } else if (fromTimer) {
             int startY = from[1] + from[3] + 20;
             int endX = to[0] - to[2];
             path = "M " + from[0] + " " + startY + " C " + from[0] + " " + (startY + 30) + ", " + (endX - 40) + " " + to[1] + ", "
@@ -183,7 +213,8 @@ public final class FlowDiagram {
             labelX = (startX + endX) / 2;
             labelY = (from[1] + to[1]) / 2 - 6;
         }
-        svg.append("<g data-flow-id=\"").append(attribute(flow.getId())).append("\"><path d=\"").append(path)
+        svg.append("<g data-flow-id=\"").append(attribute(flow.getId())).append("\" data-source=\"").append(attribute(flow.getSourceRef()))
+                .append("\" data-target=\"").append(attribute(flow.getTargetRef())).append("\"><path d=\"").append(path)
                 .append("\" fill=\"none\" stroke=\"#444\" stroke-width=\"1.3\"").append(back ? " stroke-dasharray=\"5 3\"" : "")
                 .append(" marker-end=\"url(#arrow)\"/>");
         String label = flow.getName() != null && !flow.getName().isBlank() ? flow.getName() : flow.getConditionExpression();

@@ -153,6 +153,7 @@ class DeclarativeFlowsTest {
         assertThat(svg.split("<rect ", -1)).hasSize(55 + 1);
         assertThat(svg.split(">timer PT4H<", -1)).hasSize(45 + 1);
         assertThat(accepted.userTaskIds()).allMatch(id -> svg.split("data-element-id=\"" + id + "\"", -1).length == 2);
+        assertThat(DiagramGeometry.flowsThroughOtherShapes(svg)).as("flows drawn across a shape that is not their end").isEmpty();
     }
 
     @Test
