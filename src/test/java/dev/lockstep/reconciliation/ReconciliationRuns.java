@@ -10,13 +10,13 @@ import java.util.List;
 import tools.jackson.databind.JsonNode;
 
 /** What reconciliation tests share: a run started over the API and awaited, ageing past the settle time, incidents by SQL. */
-final class ReconciliationRuns {
+public final class ReconciliationRuns {
 
     private ReconciliationRuns() {
     }
 
     /** Starts a run of {@code kind} as the admin and waits until it SUCCEEDED; returns its view. */
-    static JsonNode runAndWait(Api api, String kind) {
+    public static JsonNode runAndWait(Api api, String kind) {
         Api.Response started = api.post("erin", "/api/admin/reconciliation/runs", "{\"kind\":\"" + kind + "\"}");
         assertThat(started.status()).as(started.toString()).isEqualTo(202);
         long id = started.json().get("id").asLong();
@@ -39,7 +39,7 @@ final class ReconciliationRuns {
     }
 
     /** The difference is older than the settle time: no action can still be between its two commits. */
-    static void ageApplication(TestDatabases db, long id) {
+    public static void ageApplication(TestDatabases db, long id) {
         db.business().update("update application set updated_at = updated_at - interval '1 hour' where id = ?", id);
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.publishing.outbox.OutboxPublisher;
+import dev.lockstep.reconciliation.ReconciliationRuns;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
@@ -209,6 +210,96 @@ class TypedApplicationTest {
                 .containsEntry("asset_id", 4711L).containsEntry("application_id", id);
     }
 
+    /** Two directors' steps after the manager's; the final one may be sent back to the manager. */
+    static final String RETURNABLE_FLOW = """
+            {"name": "Returnable release", "steps": [
+              {"id": "managerApproval", "candidateGroups": ["managers"]},
+              {"id": "finalApproval", "candidateGroups": ["directors"], "returnTo": ["managerApproval"]}]}""";
+
+    /**
+     * The use cases after submit on a declarative flow deployed in the test, each one XA transaction over both
+     * databases, read back with plain SQL after each step (the application and its binding against the engine's run,
+     * the todo projection against the engine's open tasks): a return, a withdrawal, a termination, a delegation and its
+     * resolution, a transfer, and on a countersign step an added and a removed signer. A FULL reconciliation of them all
+     * afterwards finds nothing to report or repair.
+     */
+    @Test
+    void everyUseCaseOnADeployedFlowKeepsBothDatabasesTogetherAndReconciliationFindsNothing() {
+        String type = registeredType();
+        deployDeclarative(type, 1, RETURNABLE_FLOW);
+        String fields = "{\"amount\": 5, \"currency\": \"EUR\"}";
+
+        long returned = create(type, fields);
+        String returnedRun = ApiFlows.submit(api, returned);
+        ApiFlows.decideStep(api, db, "bob", returnedRun, "managerApproval", "APPROVE");
+        Api.Response back = api.post("frank", "/api/tasks/" + ApiFlows.openTaskId(db, returnedRun, "finalApproval") + "/return",
+                "{\"targetActivityId\": \"managerApproval\", \"mode\": \"RERUN\", \"reason\": \"amount unclear\"}", ApiFlows.key());
+        assertThat(back.status()).as(back.toString()).isEqualTo(200);
+        assertAgree(returned, returnedRun, "APPROVING", "ACTIVE", List.of("managerApproval"));
+        ApiFlows.decideStep(api, db, "bob", returnedRun, "managerApproval", "APPROVE");
+        ApiFlows.decideStep(api, db, "frank", returnedRun, "finalApproval", "APPROVE");
+        assertAgree(returned, returnedRun, "APPROVED", "APPROVED", List.of());
+
+        long withdrawn = create(type, fields);
+        String withdrawnRun = ApiFlows.submit(api, withdrawn);
+        assertThat(api.post("alice", "/api/applications/" + withdrawn + "/withdraw", "{\"reason\": \"not needed\"}").status()).isEqualTo(200);
+        assertAgree(withdrawn, withdrawnRun, "CANCELED", "WITHDRAWN", List.of());
+
+        long terminated = create(type, fields);
+        String terminatedRun = ApiFlows.submit(api, terminated);
+        ApiFlows.decideStep(api, db, "bob", terminatedRun, "managerApproval", "APPROVE");
+        assertThat(api.post("erin", "/api/admin/applications/" + terminated + "/terminate", "{\"reason\": \"supplier gone\"}").status())
+                .isEqualTo(200);
+        assertAgree(terminated, terminatedRun, "CANCELED", "TERMINATED", List.of());
+
+        long handedOver = create(type, fields);
+        String handedOverRun = ApiFlows.submit(api, handedOver);
+        String manager = ApiFlows.openTaskId(db, handedOverRun, "managerApproval");
+        assertThat(api.post("bob", "/api/tasks/" + manager + "/delegate", "{\"userId\": \"carol\"}", ApiFlows.key()).status()).isEqualTo(200);
+        assertThat(db.workflow().queryForMap("select assignee_, owner_, delegation_ from act_ru_task where id_ = ?", manager))
+                .containsEntry("assignee_", "carol").containsEntry("owner_", "bob").containsEntry("delegation_", "PENDING");
+        assertThat(api.post("carol", "/api/tasks/" + manager + "/resolve", "{}", ApiFlows.key()).status()).isEqualTo(200);
+        ApiFlows.decideStep(api, db, "bob", handedOverRun, "managerApproval", "APPROVE");
+        String last = ApiFlows.openTaskId(db, handedOverRun, "finalApproval");
+        assertThat(api.post("frank", "/api/tasks/" + last + "/transfer", "{\"userId\": \"dave\"}", ApiFlows.key()).status()).isEqualTo(200);
+        assertThat(db.workflow().queryForObject("select assignee_ from act_ru_task where id_ = ?", String.class, last)).isEqualTo("dave");
+        assertAgree(handedOver, handedOverRun, "APPROVING", "ACTIVE", List.of("finalApproval"));
+        ApiFlows.decideStep(api, db, "dave", handedOverRun, "finalApproval", "APPROVE");
+        assertAgree(handedOver, handedOverRun, "APPROVED", "APPROVED", List.of());
+
+        String countersignType = registeredType();
+        deployDeclarative(countersignType, 1, """
+                {"name": "Board", "steps": [{"id": "countersign", "countersign": {"policy": "ALL"}}]}""");
+        Api.Response signed = api.post("alice", "/api/applications", "{\"type\": \"%s\", \"title\": \"Board\", \"fields\": %s,"
+                .formatted(countersignType, fields) + " \"signers\": [\"bob\", \"carol\"]}");
+        assertThat(signed.status()).as(signed.toString()).isEqualTo(201);
+        long board = signed.json().get("id").asLong();
+        String boardRun = ApiFlows.submit(api, board);
+        assertThat(api.post("erin", "/api/applications/" + board + "/countersign/signers", "{\"userId\": \"dave\"}", ApiFlows.key()).status())
+                .isEqualTo(200);
+        assertAgree(board, boardRun, "APPROVING", "ACTIVE", List.of("countersign", "countersign", "countersign"));
+        assertThat(api.post("erin", "/api/applications/" + board + "/countersign/signers/remove", "{\"userId\": \"carol\"}",
+                ApiFlows.key()).status()).isEqualTo(200);
+        assertThat(db.workflow().queryForList("select assignee_ from act_ru_task where proc_inst_id_ = ? order by assignee_", String.class,
+                boardRun)).containsExactly("bob", "dave");
+        for (String signer : List.of("bob", "dave")) {
+            String task = db.workflow().queryForObject("select id_ from act_ru_task where proc_inst_id_ = ? and assignee_ = ?", String.class,
+                    boardRun, signer);
+            assertThat(ApiFlows.complete(api, signer, task, "APPROVE").status()).isEqualTo(200);
+        }
+        assertAgree(board, boardRun, "APPROVED", "APPROVED", List.of());
+
+        List<Long> all = List.of(returned, withdrawn, terminated, handedOver, board);
+        all.forEach(id -> ReconciliationRuns.ageApplication(db, id));
+        ReconciliationRuns.runAndWait(api, "FULL");
+        for (long id : all) {
+            assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?", Integer.class, id))
+                    .as("incidents of application %s", id).isZero();
+            assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?", Integer.class, id))
+                    .as("repairs of application %s", id).isZero();
+        }
+    }
+
     @Test
     void submittingWithoutAnActiveVersionIs409AndChangesNothing() {
         String type = registeredType();
@@ -327,6 +418,14 @@ class TypedApplicationTest {
                 .formatted(type, SCHEMA));
         assertThat(registered.status()).as(registered.toString()).isEqualTo(201);
         return type;
+    }
+
+    /** erin proposes the declarative {@code flow}, grace approves it; it becomes the ACTIVE version {@code version}. */
+    private void deployDeclarative(String type, int version, String flow) {
+        Api.Response proposed = api.post("erin", "/api/business-types/" + type + "/definitions", flow);
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        Api.Response approved = api.post("grace", "/api/business-types/" + type + "/definitions/" + version + "/approve", null);
+        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
     }
 
     /** erin uploads the modeler's file, grace (the second admin) approves it; it becomes version {@code version}. */
