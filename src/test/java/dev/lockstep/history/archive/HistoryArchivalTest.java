@@ -21,7 +21,9 @@ import java.util.Arrays;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.StreamSupport;
 import org.activiti.engine.HistoryService;
@@ -209,6 +211,42 @@ class HistoryArchivalTest extends UseCaseIntegrationTest {
         assertThat(db.business().queryForObject("select state from task_projection where task_id = ?", String.class, managerTask))
                 .as("a rebuild takes archived tasks from the archive").isEqualTo("COMPLETED");
         assertThat(doneList("bob", old)).as("bob's done list after a rebuild").isEqualTo(done);
+    }
+
+    /**
+     * An application of a type registered and deployed in the test (issue 30), decided long ago: archived like a built-in
+     * one, its history moved once and its answer through the API unchanged.
+     */
+    @Test
+    void anOldApplicationOfADeployedTypeIsArchivedLikeABuiltInOne() {
+        String type = "ARCHIVED_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8).toUpperCase(Locale.ROOT);
+        assertThat(api.post("erin", "/api/business-types", """
+                {"key": "%s", "name": "Archived", "schema": {"type": "object"}, "publishes": false}""".formatted(type)).status())
+                .isEqualTo(201);
+        assertThat(api.post("erin", "/api/business-types/" + type + "/definitions", """
+                {"name": "One step", "steps": [{"id": "managerApproval", "candidateGroups": ["managers"]}]}""").status()).isEqualTo(201);
+        assertThat(api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null).status()).isEqualTo(200);
+        Instant start = LONG_AGO.plus(Duration.ofHours(HOURS.getAndIncrement()));
+        engineAt(start);
+        Api.Response created = api.post("alice", "/api/applications", "{\"type\": \"%s\", \"title\": \"old typed\", \"fields\": {}}"
+                .formatted(type));
+        assertThat(created.status()).as(created.toString()).isEqualTo(201);
+        long id = created.json().get("id").asLong();
+        String run = ApiFlows.submit(api, id);
+        engineAt(start.plusSeconds(60));
+        approve("bob", run, "managerApproval");
+        engine.getClock().reset();
+        Map<String, Integer> historyBefore = historyRows(run);
+        String details = api.get("alice", "/api/applications/" + id).body();
+
+        runBatches(100);
+
+        assertThat(historyRows(run).values()).as("the typed run's history").containsOnly(0);
+        assertThat(archiveRows(run)).isEqualTo(historyBefore);
+        assertThat(db.business().queryForObject("select outcome from archived_process where process_instance_id = ?", String.class, run))
+                .isEqualTo("APPROVED");
+        assertThat(api.get("alice", "/api/applications/" + id).body()).as("the application with its trail").isEqualTo(details);
+        assertThat(invariantViolations(new Old(id, run, start))).isEmpty();
     }
 
     @Test
