@@ -12,6 +12,7 @@ import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import java.sql.Connection;
 import java.sql.Timestamp;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -303,6 +304,62 @@ class StepDeadlinesTest {
                 processInstanceId)).isEqualTo("flow-rejected");
         assertThat(notifications(id)).singleElement().satisfies(payload -> assertThat(payload)
                 .contains("\"kind\":\"OVERDUE_REJECTED\"").contains("\"step\":\"release\""));
+        assertConsistent();
+        assertThat(db.business().queryForObject("select count(*) from pg_prepared_xacts", Integer.class)).isZero();
+        assertThat(db.workflow().queryForObject("select count(*) from pg_prepared_xacts", Integer.class)).isZero();
+    }
+
+    /**
+     * An uploaded BPMN whose step's deadline leads to a RETURNED end: when it fires, the application goes back to its
+     * applicant in the firing's transaction, as a built-in final deadline with RETURN does.
+     */
+    @Test
+    void theDeadlineOfAnUploadedBpmnReturnsTheApplicationToItsApplicantInTheFiringsTransaction() throws Exception {
+        String type = "RETURNING_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8).toUpperCase(Locale.ROOT);
+        assertThat(api.post("erin", "/api/business-types", """
+                {"key": "%s", "name": "Returning", "schema": {"type": "object"}, "publishes": false}""".formatted(type)).status())
+                .isEqualTo(201);
+        String bpmn = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:activiti="http://activiti.org/bpmn"
+                             xmlns:lockstep="https://lockstep.dev/bpmn" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+                             targetNamespace="https://example.org/returning">
+                  <process id="returning" name="Returning" isExecutable="true">
+                    <startEvent id="start"/>
+                    <sequenceFlow id="toRelease" sourceRef="start" targetRef="release"/>
+                    <userTask id="release" name="Release" activiti:candidateGroups="managers"/>
+                    <boundaryEvent id="releaseDue" attachedToRef="release" cancelActivity="true">
+                      <timerEventDefinition><timeDuration xsi:type="tFormalExpression">P1D</timeDuration></timerEventDefinition>
+                    </boundaryEvent>
+                    <sequenceFlow id="overdue" sourceRef="releaseDue" targetRef="backToApplicant"/>
+                    <sequenceFlow id="released" sourceRef="release" targetRef="approved"/>
+                    <endEvent id="approved" lockstep:outcome="APPROVED"/>
+                    <endEvent id="backToApplicant" lockstep:outcome="RETURNED"/>
+                  </process>
+                </definitions>
+                """;
+        Api.Response proposed = api.postDocument("erin", "/api/business-types/" + type + "/definitions", "application/xml",
+                bpmn.getBytes(StandardCharsets.UTF_8));
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        assertThat(api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null).status()).isEqualTo(200);
+        Api.Response created = api.post("alice", "/api/applications", "{\"type\": \"%s\", \"title\": \"Release\", \"fields\": {}}"
+                .formatted(type));
+        assertThat(created.status()).as(created.toString()).isEqualTo(201);
+        long id = created.json().get("id").asLong();
+        String processInstanceId = submit(api, id);
+        String task = openTaskId(db, processInstanceId, "release");
+
+        advanceEngineClock(Duration.ofDays(1).plusMinutes(1));
+
+        awaitEvent(id, "OVERDUE_RETURNED");
+        assertThat(status(id)).isEqualTo("DRAFT");
+        assertThat(db.business().queryForObject("select binding_status from business_process_binding where process_instance_id = ?",
+                String.class, processInstanceId)).isEqualTo("RETURNED");
+        assertThat(db.business().queryForObject("select state from task_projection where task_id = ?", String.class, task))
+                .isEqualTo("CANCELED");
+        assertThat(db.workflow().queryForObject("select end_act_id_ from act_hi_procinst where proc_inst_id_ = ?", String.class,
+                processInstanceId)).isEqualTo("backToApplicant");
+        assertThat(notifications(id)).singleElement().satisfies(payload -> assertThat(payload).contains("\"kind\":\"OVERDUE_RETURNED\""));
         assertConsistent();
         assertThat(db.business().queryForObject("select count(*) from pg_prepared_xacts", Integer.class)).isZero();
         assertThat(db.workflow().queryForObject("select count(*) from pg_prepared_xacts", Integer.class)).isZero();
