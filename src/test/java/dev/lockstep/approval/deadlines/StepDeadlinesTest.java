@@ -277,13 +277,7 @@ class StepDeadlinesTest {
                 {"name": "Quick release", "steps": [
                   {"id": "release", "name": "Release", "candidateGroups": ["managers"], "deadline": "P1D"},
                   {"id": "confirm", "name": "Confirm", "candidateGroups": ["finance"]}]}""");
-        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
-        Api.Response approved = api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null);
-        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
-        Api.Response created = api.post("alice", "/api/applications",
-                "{\"type\": \"%s\", \"title\": \"Release payment\", \"fields\": {\"amount\": 700}}".formatted(type));
-        assertThat(created.status()).as(created.toString()).isEqualTo(201);
-        long id = created.json().get("id").asLong();
+        long id = applicationOnFirstVersion(type, proposed, "{\"amount\": 700}");
         String processInstanceId = submit(api, id);
         String task = openTaskId(db, processInstanceId, "release");
 
@@ -340,12 +334,7 @@ class StepDeadlinesTest {
                 """;
         Api.Response proposed = api.postDocument("erin", "/api/business-types/" + type + "/definitions", "application/xml",
                 bpmn.getBytes(StandardCharsets.UTF_8));
-        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
-        assertThat(api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null).status()).isEqualTo(200);
-        Api.Response created = api.post("alice", "/api/applications", "{\"type\": \"%s\", \"title\": \"Release\", \"fields\": {}}"
-                .formatted(type));
-        assertThat(created.status()).as(created.toString()).isEqualTo(201);
-        long id = created.json().get("id").asLong();
+        long id = applicationOnFirstVersion(type, proposed, "{}");
         String processInstanceId = submit(api, id);
         String task = openTaskId(db, processInstanceId, "release");
 
@@ -363,6 +352,17 @@ class StepDeadlinesTest {
         assertConsistent();
         assertThat(db.business().queryForObject("select count(*) from pg_prepared_xacts", Integer.class)).isZero();
         assertThat(db.workflow().queryForObject("select count(*) from pg_prepared_xacts", Integer.class)).isZero();
+    }
+
+    /** grace activates the version erin {@code proposed} (v1 of {@code type}); alice creates a draft of the type with {@code fields}. */
+    private long applicationOnFirstVersion(String type, Api.Response proposed, String fields) {
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        Api.Response approved = api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null);
+        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
+        Api.Response created = api.post("alice", "/api/applications",
+                "{\"type\": \"%s\", \"title\": \"Release payment\", \"fields\": %s}".formatted(type, fields));
+        assertThat(created.status()).as(created.toString()).isEqualTo(201);
+        return created.json().get("id").asLong();
     }
 
     /**
