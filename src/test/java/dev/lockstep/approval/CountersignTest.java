@@ -351,7 +351,7 @@ class CountersignTest extends UseCaseIntegrationTest {
         String processInstanceId = submit(api, id);
         Map<String, String> tasks = signerTasks(processInstanceId);
         assertThat(complete(api, "bob", tasks.get("bob"), "APPROVE").status()).isEqualTo(200);
-        String outboxOfThisId = "select count(*) from outbox_event where aggregate_id = ?";
+        String outboxOfThisId = "select count(*) from outbox_event where aggregate_type = 'APPLICATION' and aggregate_id = ?";
         int eventsBefore = db.business().queryForObject(outboxOfThisId, Integer.class, Long.toString(id));
 
         List<Api.Response> responses = ApiFlows.race(() -> complete(api, "carol", tasks.get("carol"), "APPROVE"),

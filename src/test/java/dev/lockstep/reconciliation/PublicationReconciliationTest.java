@@ -304,7 +304,7 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
 
         outboxRetention.purge();
 
-        assertThat(db.business().queryForList("select event_id from outbox_event where aggregate_id = ?", String.class,
+        assertThat(db.business().queryForList("select event_id from outbox_event where aggregate_type = 'APPLICATION' and aggregate_id = ?", String.class,
                 Long.toString(id))).containsExactly(publication);
         ageApplication(db, id);
         runAndWait(api, "FULL");
@@ -328,7 +328,7 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
         approve(run);
         publishAllDue();
         assertThat(publishStatus(id)).isEqualTo("PUBLISHED");
-        return new Reminded(id, db.business().queryForObject("select event_id from outbox_event where aggregate_id = ?"
+        return new Reminded(id, db.business().queryForObject("select event_id from outbox_event where aggregate_type = 'APPLICATION' and aggregate_id = ?"
                 + " and event_type = 'DEADLINE_NOTIFICATION'", String.class, Long.toString(id)));
     }
 
@@ -339,7 +339,7 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
                 .findFirst().orElseThrow();
         management.moveTimerToExecutableJob(remind.getId());
         Awaitility.await().atMost(Duration.ofSeconds(75)).until(() -> db.business().queryForObject(
-                "select count(*) from outbox_event where aggregate_id = ? and event_type = 'DEADLINE_NOTIFICATION'", Integer.class,
+                "select count(*) from outbox_event where aggregate_type = 'APPLICATION' and aggregate_id = ? and event_type = 'DEADLINE_NOTIFICATION'", Integer.class,
                 Long.toString(applicationId)) == 1 && management.createJobQuery().processInstanceId(run).count() == 0);
     }
 

@@ -181,7 +181,7 @@ class StepDeadlinesTest {
                 "select count(*) from application_event where application_id = ? and kind = 'OVERDUE_REJECTED'", Integer.class, id))
                 .isEqualTo(1);
         // never an approval, never a publication
-        assertThat(db.business().queryForObject("select count(*) from outbox_event where aggregate_id = ? and event_type = ?",
+        assertThat(db.business().queryForObject("select count(*) from outbox_event where aggregate_type = 'APPLICATION' and aggregate_id = ? and event_type = ?",
                 Integer.class, Long.toString(id), "ASSET_PUBLISH_REQUESTED")).isZero();
         assertThat(runtime.createProcessInstanceQuery().processInstanceId(processInstanceId).count()).isZero();
         assertConsistent();
@@ -257,7 +257,7 @@ class StepDeadlinesTest {
         assertThat(notifications(id)).last().satisfies(payload -> assertThat(payload)
                 .contains("\"kind\":\"OVERDUE_REJECTED\"").contains("\"recipientUsers\":[\"alice\"]"));
         assertThat(runtime.createProcessInstanceQuery().processInstanceId(processInstanceId).count()).isZero();
-        assertThat(db.business().queryForObject("select count(*) from outbox_event where aggregate_id = ? and event_type = ?",
+        assertThat(db.business().queryForObject("select count(*) from outbox_event where aggregate_type = 'APPLICATION' and aggregate_id = ? and event_type = ?",
                 Integer.class, Long.toString(id), "ASSET_PUBLISH_REQUESTED")).isZero();
         assertConsistent();
     }
@@ -461,7 +461,7 @@ class StepDeadlinesTest {
     }
 
     private List<String> notifications(long applicationId) {
-        return db.business().queryForList("select payload_json from outbox_event where aggregate_id = ? and event_type = ?"
+        return db.business().queryForList("select payload_json from outbox_event where aggregate_type = 'APPLICATION' and aggregate_id = ? and event_type = ?"
                 + " order by created_at", String.class, Long.toString(applicationId), "DEADLINE_NOTIFICATION");
     }
 

@@ -86,7 +86,7 @@ class PublishingTest extends UseCaseIntegrationTest {
         Api.Response response = ApiFlows.complete(api, "frank", finalTask, "APPROVE");
 
         assertThat(response.status()).as(response.toString()).isEqualTo(500);
-        assertThat(db.business().queryForObject("select count(*) from outbox_event where aggregate_id = ?", Integer.class,
+        assertThat(db.business().queryForObject("select count(*) from outbox_event where aggregate_type = 'APPLICATION' and aggregate_id = ?", Integer.class,
                 Long.toString(id))).isZero();
         assertThat(db.business().queryForMap("select * from application where id = ?", id)).isEqualTo(before);
         assertThat(db.workflow().queryForObject("select count(*) from act_ru_task where id_ = ?", Integer.class, finalTask))
