@@ -1,6 +1,8 @@
 package dev.lockstep.approval.definitions;
 
 import dev.lockstep.transactions.workflow.DeployedDefinitions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.stereotype.Component;
@@ -13,6 +15,8 @@ import org.springframework.stereotype.Component;
 @Component
 class BuiltInFlowVersions implements ApplicationRunner {
 
+    private static final Logger log = LoggerFactory.getLogger(BuiltInFlowVersions.class);
+
     private final DefinitionRegistry registry;
     private final DeployedDefinitions engine;
 
@@ -21,8 +25,16 @@ class BuiltInFlowVersions implements ApplicationRunner {
         this.engine = engine;
     }
 
+    /**
+     * Never stops the start: the versions are a record for readers, and a node must come up to serve the recovery
+     * console whatever its databases hold; what is not recorded now is recorded at the next start.
+     */
     @Override
     public void run(ApplicationArguments args) {
-        registry.recordBuiltInFlows(engine.builtIn());
+        try {
+            registry.recordBuiltInFlows(engine.builtIn());
+        } catch (RuntimeException e) {
+            log.warn("the built-in flows' versions were not recorded at this start (recorded at the next one): {}", e.toString());
+        }
     }
 }

@@ -186,26 +186,34 @@ class DefinitionRegistry {
 
     /**
      * Records each engine version of the built-in flows not recorded yet as the next version of the built-in type: the
-     * newest of each process key ACTIVE, an older one RETIRED, with an audit entry each, in one transaction under the
-     * type's row lock, so nodes starting together record each once. Runs at every start; a release that changes a
-     * built-in flow's XML makes the engine deploy a new version, recorded at that start.
+     * newest of each process key ACTIVE, an older one RETIRED, with an audit entry each, in one transaction. Runs at
+     * every start; a release that changes a built-in flow's XML makes the engine deploy a new version, recorded at that
+     * start. It takes no lock on the type's row: a transaction left in doubt that inserted an application holds a key
+     * share on it, and a start must never wait for the in-doubt work its console is there to resolve. When nothing is
+     * new it only reads. Nodes starting together number the same next version, and the primary key lets one of them
+     * record it; the other's transaction rolls back.
      */
     void recordBuiltInFlows(List<DeployedDefinitions.BuiltInDefinition> deployed) {
-        writes.executeWithoutResult(status -> {
-            for (String key : jdbc.queryForList("select type_key from business_type where built_in = ? order by type_key",
-                    String.class, true)) {
-                lockType(key);
-                List<String> recorded = jdbc.queryForList("select engine_definition_id from definition_version where type_key = ?",
-                        String.class, key);
-                Map<String, Integer> newest = new HashMap<>();
-                deployed.forEach(flow -> newest.merge(flow.processKey(), flow.engineVersion(), Math::max));
-                for (DeployedDefinitions.BuiltInDefinition flow : deployed) {
-                    if (!recorded.contains(flow.engineDefinitionId())) {
-                        recordBuiltIn(key, flow, flow.engineVersion() == newest.get(flow.processKey()));
-                    }
+        try {
+            writes.executeWithoutResult(status -> recordNewBuiltInFlows(deployed));
+        } catch (DuplicateKeyException e) {
+            log.info("built-in flow versions were recorded by another node starting at the same time");
+        }
+    }
+
+    private void recordNewBuiltInFlows(List<DeployedDefinitions.BuiltInDefinition> deployed) {
+        for (String key : jdbc.queryForList("select type_key from business_type where built_in = ? order by type_key",
+                String.class, true)) {
+            List<String> recorded = jdbc.queryForList("select engine_definition_id from definition_version where type_key = ?",
+                    String.class, key);
+            Map<String, Integer> newest = new HashMap<>();
+            deployed.forEach(flow -> newest.merge(flow.processKey(), flow.engineVersion(), Math::max));
+            for (DeployedDefinitions.BuiltInDefinition flow : deployed) {
+                if (!recorded.contains(flow.engineDefinitionId())) {
+                    recordBuiltIn(key, flow, flow.engineVersion() == newest.get(flow.processKey()));
                 }
             }
-        });
+        }
     }
 
     private void recordBuiltIn(String key, DeployedDefinitions.BuiltInDefinition flow, boolean active) {
