@@ -85,10 +85,7 @@ public class ApplicationLifecycle {
         if (countersign != null && (countersign.policy() == Countersign.Policy.RATIO) != (countersign.ratio() != null)) {
             throw ApiException.badRequest("INVALID_COUNTERSIGN", "A ratio is required for the RATIO policy and only for it.");
         }
-        if (countersign != null && countersign.signers().stream().distinct().count() != countersign.signers().size()) {
-            throw ApiException.badRequest("INVALID_COUNTERSIGN", "Each signer may appear only once.");
-        }
-        SeparationOfDuties.refuseApplicantAsSigner(countersign == null ? List.of() : countersign.signers(), caller.id());
+        refuseSigners(countersign == null ? List.of() : countersign.signers(), caller);
         Application draft = Application.draft(request.title().strip(), request.description(), request.assetId(),
                 request.amount(), request.riskLevel(), request.sensitive(), countersign, caller.id(), clock.instant());
         Application created = applications.saveAndFlush(draft);
@@ -121,16 +118,21 @@ public class ApplicationLifecycle {
      * accepted them, and the signers of its definition's countersign step, whose policy the definition sets.
      */
     private ApplicationView createTypedDraft(CreateApplicationRequest request, Long mappedAssetId, Caller caller) {
-        if (request.signers().stream().distinct().count() != request.signers().size()) {
-            throw ApiException.badRequest("INVALID_COUNTERSIGN", "Each signer may appear only once.");
-        }
-        SeparationOfDuties.refuseApplicantAsSigner(request.signers(), caller.id());
+        refuseSigners(request.signers(), caller);
         Application created = applications.saveAndFlush(Application.typedDraft(request.businessType(), request.title().strip(),
                 request.description(), json.writeValueAsString(request.fields()), mappedAssetId, request.signers(), caller.id(),
                 clock.instant()));
         TransactionLogContext.bind(created.businessKey());
         log.info("{} created draft application {} of type {}", caller.id(), created.getId(), created.getBusinessType());
         return ApplicationView.of(created);
+    }
+
+    /** The signers named at creation, of either kind of application: each once, and never the applicant. */
+    private static void refuseSigners(List<String> signers, Caller caller) {
+        if (signers.stream().distinct().count() != signers.size()) {
+            throw ApiException.badRequest("INVALID_COUNTERSIGN", "Each signer may appear only once.");
+        }
+        SeparationOfDuties.refuseApplicantAsSigner(signers, caller.id());
     }
 
     /**

@@ -202,12 +202,12 @@ class DefinitionRegistry {
     }
 
     private void recordNewBuiltInFlows(List<DeployedDefinitions.BuiltInDefinition> deployed) {
+        Map<String, Integer> newest = new HashMap<>();
+        deployed.forEach(flow -> newest.merge(flow.processKey(), flow.engineVersion(), Math::max));
         for (String key : jdbc.queryForList("select type_key from business_type where built_in = ? order by type_key",
                 String.class, true)) {
             List<String> recorded = jdbc.queryForList("select engine_definition_id from definition_version where type_key = ?",
                     String.class, key);
-            Map<String, Integer> newest = new HashMap<>();
-            deployed.forEach(flow -> newest.merge(flow.processKey(), flow.engineVersion(), Math::max));
             for (DeployedDefinitions.BuiltInDefinition flow : deployed) {
                 if (!recorded.contains(flow.engineDefinitionId())) {
                     recordBuiltIn(key, flow, flow.engineVersion() == newest.get(flow.processKey()));
