@@ -25,7 +25,7 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** What xa-config/kubernetes/ asks of the running service: settings it knows and probe paths it answers. */
+/** What xa-config/kubernetes/ and the image ask of the running service: settings it knows and probe paths it answers. */
 @LockstepIntegrationTest
 class DeploymentSettingsTest {
 
@@ -38,9 +38,11 @@ class DeploymentSettingsTest {
 
     @Test
     void everyVariableTheNodesGetIsASettingOfTheService() throws IOException {
-        Map<String, String> variables = new LinkedHashMap<>(manifests.environment(manifests.podNames().get(0)));
+        // the image's ENV, then the pod's variables over it
+        Map<String, String> variables = new LinkedHashMap<>(Containerfile.read().environment());
+        variables.putAll(manifests.environment(manifests.podNames().get(0)));
         variables.keySet().removeAll(manifests.expansionInputs());
-        assertThat(variables).containsKeys("LOCKSTEP_TM_UNIQUE_NAME", "LOCKSTEP_DB_BUSINESS_POOL_SIZE");
+        assertThat(variables).containsKeys("LOCKSTEP_HOME", "LOCKSTEP_TM_UNIQUE_NAME", "LOCKSTEP_DB_BUSINESS_POOL_SIZE");
         // a misspelt one would be ignored by the service in silence: here it must stand out
         variables.put("LOCKSTEP_TM_UNIQUE_NAEM", "lockstep-0.tm");
 
@@ -49,7 +51,8 @@ class DeploymentSettingsTest {
 
         Set<String> unknown = new TreeSet<>(variables.keySet());
         unknown.removeAll(reachASetting);
-        assertThat(unknown).as("variables set in %s that no setting of the service reads", KubernetesManifests.DIRECTORY)
+        assertThat(unknown).as("variables set in %s or %s that no setting of the service reads", KubernetesManifests.DIRECTORY,
+                Containerfile.FILE)
                 .containsExactly("LOCKSTEP_TM_UNIQUE_NAEM");
     }
 
