@@ -47,9 +47,11 @@ class ReconciliationTransaction {
                     applicationId)).isEmpty();
         }
 
-        void audit(String actor, String action, String detail) {
-            entityManager.unwrap(Session.class).doWork(c -> audit.append(c,
-                    AuditRecord.control(actor, action, TransactionLogContext.currentGtrid(), detail), Chaining.AFTER_COMMIT));
+        /** The entry of a repair or incident step on {@code applicationId}, chained right after the commit. */
+        void audit(String actor, String action, long applicationId, String detail) {
+            AuditRecord record = new AuditRecord(actor, AuditRecord.rolesOf(actor), action, applicationId, null, null, null,
+                    TransactionLogContext.currentGtrid(), detail);
+            entityManager.unwrap(Session.class).doWork(c -> audit.append(c, record, Chaining.AFTER_COMMIT));
         }
     }
 

@@ -149,12 +149,14 @@ class OutboxStore {
     /**
      * The audit entry of a change to an event, in the change's local transaction on the publisher's pool: never in
      * doubt, so it may hold the chain's lock briefly (a give-up or an operator's repair is rare). {@code aggregateId}:
-     * the application's id, which every event's aggregate is.
+     * the application's id, which every event's aggregate is ({@code Outbox}); one that is not a number is left to the
+     * detail rather than failing the transaction that ends the event.
      */
     void audit(Connection connection, Instant now, String actor, String action, String aggregateId, String detail)
             throws SQLException {
+        Long applicationId = aggregateId.matches("\\d{1,18}") ? Long.valueOf(aggregateId) : null;
         AuditTrail.appendOn(connection, now, auditClock, new AuditRecord(actor, AuditRecord.rolesOf(actor), action,
-                Long.valueOf(aggregateId), null, null, null, null, detail));
+                applicationId, null, null, null, null, detail));
     }
 
     /** What an attempt ended with; {@code nextRetryAt} only for RETRY. A success keeps the last error for the record. */
