@@ -114,9 +114,9 @@ public class AuditTrail {
     }
 
     /**
-     * Records an entry on {@code connection}, inside the two-phase transaction it is part of, so that the action
-     * and its entry commit or roll back together; takes no lock that a branch left in doubt could hold against
-     * anyone. The entry joins the chain as {@code chaining} says.
+     * Records an entry on {@code connection}, inside the transaction it is part of (a two-phase one, or a draft's local
+     * one), so that the action and its entry commit or roll back together; takes no lock that a branch left in doubt
+     * could hold against anyone. The entry joins the chain as {@code chaining} says.
      */
     public void append(Connection connection, AuditRecord record, Chaining chaining) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(
