@@ -1,6 +1,9 @@
 package dev.lockstep.reconciliation;
 
+import dev.lockstep.platform.audit.AuditRecord;
 import dev.lockstep.platform.audit.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail.Chaining;
+import dev.lockstep.transactions.monitoring.TransactionLogContext;
 import jakarta.persistence.EntityManager;
 import java.util.function.Function;
 import org.hibernate.Session;
@@ -45,7 +48,8 @@ class ReconciliationTransaction {
         }
 
         void audit(String actor, String action, String detail) {
-            entityManager.unwrap(Session.class).doWork(c -> audit.append(c, actor, action, null, detail));
+            entityManager.unwrap(Session.class).doWork(c -> audit.append(c,
+                    AuditRecord.control(actor, action, TransactionLogContext.currentGtrid(), detail), Chaining.AFTER_COMMIT));
         }
     }
 
