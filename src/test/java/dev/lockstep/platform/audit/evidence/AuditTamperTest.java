@@ -227,16 +227,20 @@ class AuditTamperTest {
         }
     }
 
-    /** Recomputes every hash from {@code seq} on (format 1, as this test's entries are), as anyone who knows the public rule can. */
+    /** Recomputes every hash from {@code seq} on, as anyone who knows the public rule ({@code AuditEntryFormat}) can. */
     private static void rehash(Connection connection, long seq) throws SQLException {
         JdbcTemplate sql = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
         String prev = sql.queryForObject("select hash from recovery_audit where seq = ?", String.class, seq - 1);
-        List<AuditEntry> entries = sql.query("select seq, format, at, actor, action, gtrid, detail from recovery_audit where seq >= ?"
-                + " order by seq", (row, n) -> new AuditEntry(row.getLong(1), row.getInt(2), row.getTimestamp(3).toInstant(), null,
-                row.getString(4), null, row.getString(5), null, null, null, null, row.getString(6), row.getString(7), null, null), seq);
+        List<AuditEntry> entries = sql.query("select seq, format, at, clock_source, actor, actor_roles, action, application_id,"
+                + " lifecycle_no, definition_version, request_id, gtrid, detail from recovery_audit where seq >= ? order by seq",
+                (row, n) -> new AuditEntry(row.getLong(1), row.getInt(2), row.getTimestamp(3).toInstant(), row.getString(4),
+                        row.getString(5), row.getString(6), row.getString(7), row.getObject(8, Long.class),
+                        row.getObject(9, Integer.class), row.getString(10), row.getString(11), row.getString(12), row.getString(13),
+                        null, null), seq);
         for (AuditEntry entry : entries) {
-            AuditEntry linked = new AuditEntry(entry.seq(), entry.format(), entry.at(), null, entry.actor(), null, entry.action(),
-                    null, null, null, null, entry.gtrid(), entry.detail(), prev, null);
+            AuditEntry linked = new AuditEntry(entry.seq(), entry.format(), entry.at(), entry.clockSource(), entry.actor(),
+                    entry.actorRoles(), entry.action(), entry.applicationId(), entry.lifecycleNo(), entry.definitionVersion(),
+                    entry.requestId(), entry.gtrid(), entry.detail(), prev, null);
             prev = linked.recomputedHash();
             sql.update("update recovery_audit set prev_hash = ?, hash = ? where seq = ?", linked.prevHash(), prev, entry.seq());
         }
