@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.platform.audit.AuditEntry;
 import dev.lockstep.platform.audit.AuditEntryFormat;
+import dev.lockstep.platform.audit.AuditRecord;
 import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
@@ -17,6 +18,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
@@ -75,10 +77,10 @@ class AuditExportTest {
     @Test
     void anApplicationsExportShowsItsEntriesInFullAndOthersOnlyAsLinksAndItsTimelinePage() throws IOException {
         long application = ThreadLocalRandom.current().nextLong(1_000_000_000L, 2_000_000_000L);
-        Evidence.appendDecision(databases.business(), application, "alice", "APPLICANT", "SUBMITTED", "submitted for approval");
-        Evidence.appendDecision(databases.business(), application + 1, "zoe", "APPLICANT", "SUBMITTED", "another application's secret");
-        AuditEntry approved = Evidence.appendDecision(databases.business(), application, "bob", "APPROVER,managers",
-                "TASK_APPROVED", "managerApproval: approved <with care>");
+        trail.append(decision(application, "alice", "APPLICANT", "APPLICATION_SUBMITTED", "submitted for approval"));
+        trail.append(decision(application + 1, "zoe", "APPLICANT", "APPLICATION_SUBMITTED", "another application's secret"));
+        AuditEntry approved = trail.append(decision(application, "bob", "APPROVER,managers", "TASK_APPROVED",
+                "managerApproval: approved <with care>"));
 
         Path bundle = Evidence.export(api, "applicationId=" + application, BUNDLES);
         Evidence.Verified verified = Evidence.verify(bundle);
@@ -90,7 +92,7 @@ class AuditExportTest {
         assertThat(entries.lines().filter(line -> line.contains("\"kind\":\"entry\""))).hasSize(2);
         String page = read(bundle, BundleFormat.APPLICATIONS + application + ".html");
         assertThat(page).contains("TASK_APPROVED", "APPROVER,managers", "managerApproval: approved &lt;with care&gt;",
-                approved.gtrid(), approved.requestId(), "expense:3").doesNotContain("another application");
+                approved.gtrid(), approved.requestId(), "APPLICATION v3").doesNotContain("another application");
         assertThat(manifest(bundle).path("query").path("application_id").asLong()).isEqualTo(application);
     }
 
@@ -163,6 +165,11 @@ class AuditExportTest {
         Evidence.Verified pinned = Evidence.verify(bundle, "--key", key.publicKey());
         assertThat(pinned.exitCode()).as(pinned.output()).isEqualTo(1);
         assertThat(pinned.output()).contains("not pinned with --key", "covered by no counted checkpoint");
+    }
+
+    private static AuditRecord decision(long application, String actor, String roles, String action, String detail) {
+        String request = UUID.randomUUID().toString();
+        return new AuditRecord(actor, roles, action, application, 1, "APPLICATION v3", request, "lockstep-it.tm" + request, detail);
     }
 
     static JsonNode manifest(Path bundle) throws IOException {
