@@ -10,7 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.function.Consumer;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Every checkpoint, one JSON line each, appended to a file outside the business database
@@ -52,21 +53,24 @@ final class AnchorFile {
         }
     }
 
-    /** Every checkpoint in the file, oldest first; a line that is not one is skipped (a torn write at a crash). */
-    void forEach(Consumer<Checkpoint> consumer) {
+    /**
+     * Every checkpoint in the file, oldest first (a few tens of thousands a year at the default interval); a line that
+     * is not one is skipped (a write torn by a crash).
+     */
+    List<Checkpoint> checkpoints() {
+        List<Checkpoint> checkpoints = new ArrayList<>();
         try (BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                Checkpoint checkpoint;
                 try {
-                    checkpoint = BundleFormat.checkpoint(BundleFormat.JSON.readTree(line));
-                } catch (RuntimeException tornOrForeign) {
-                    continue;
+                    checkpoints.add(BundleFormat.checkpoint(BundleFormat.JSON.readTree(line)));
+                } catch (RuntimeException tornWrite) {
+                    // the lines before and after it still count
                 }
-                consumer.accept(checkpoint);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + SETTING + " " + file.toAbsolutePath(), e);
         }
+        return checkpoints;
     }
 
     Path file() {

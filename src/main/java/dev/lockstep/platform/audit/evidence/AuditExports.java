@@ -4,6 +4,7 @@ import dev.lockstep.platform.web.ApiException;
 import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -70,17 +71,11 @@ class AuditExports {
         // an empty span still shows the newest checkpoints: the chain's state when the auditor asked
         long from = plan.firstSeq() != null ? plan.firstSeq() : plan.head().entries();
         store.checkpointsFrom(from, checkpoint -> bundle.checkpoint(checkpoint, BundleFormat.FROM_TABLE));
-        Checkpoint[] newest = new Checkpoint[1];
-        boolean[] newestWritten = new boolean[1];
-        anchor.forEach(checkpoint -> {
-            newest[0] = checkpoint;
-            newestWritten[0] = checkpoint.entries() >= from;
-            if (newestWritten[0]) {
-                bundle.checkpoint(checkpoint, BundleFormat.FROM_ANCHOR);
+        List<Checkpoint> anchored = anchor.checkpoints();
+        for (int i = 0; i < anchored.size(); i++) {
+            if (anchored.get(i).entries() >= from || i == anchored.size() - 1) {
+                bundle.checkpoint(anchored.get(i), BundleFormat.FROM_ANCHOR);
             }
-        });
-        if (newest[0] != null && !newestWritten[0]) {
-            bundle.checkpoint(newest[0], BundleFormat.FROM_ANCHOR);
         }
         String installation = plan.head().installationId();
         for (long application : applications) {

@@ -49,6 +49,7 @@ final class BundleWriter {
     }
 
     void checkpoint(Checkpoint checkpoint, String source) {
+        // an empty span still has its (empty) entries file, so the manifest always lists it
         switchTo(BundleFormat.ENTRIES);
         switchTo(BundleFormat.CHECKPOINTS);
         line(BundleFormat.checkpoint(checkpoint).put("source", source));

@@ -97,6 +97,19 @@ class AuditExportTest {
     }
 
     @Test
+    void aRangeWithoutEntriesIsAnEmptyBundleThatStillCarriesTheNewestCheckpoints() throws IOException {
+        Path bundle = Evidence.export(api, "from=2000-01-01T00:00:00Z&to=2000-04-01T00:00:00Z", BUNDLES);
+
+        Evidence.Verified verified = Evidence.verify(bundle, "--key", key.publicKey());
+
+        assertThat(verified.exitCode()).as(verified.output()).isZero();
+        assertThat(verified.output()).contains("CHECK  coverage: no entry selected");
+        assertThat(manifest(bundle).path("counts").path("entries").asLong()).isZero();
+        assertThat(read(bundle, BundleFormat.CHECKPOINTS).lines()).extracting(line -> BundleFormat.JSON.readTree(line)
+                .path("source").asString()).contains("table", "anchor-file");
+    }
+
+    @Test
     void aCheckpointOnDemandIsSignedStoredAndAnchored() throws IOException {
         trail.append("dba1", "FORCED_ROLLBACK", null, "on demand");
         Api.Response taken = api.post("erin", "/api/audit/checkpoints", null);
