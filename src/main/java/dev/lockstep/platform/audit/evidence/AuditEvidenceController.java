@@ -1,6 +1,8 @@
 package dev.lockstep.platform.audit.evidence;
 
 import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.platform.audit.AuditRecord;
+import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.platform.security.Caller;
 import java.time.Instant;
 import org.springframework.http.ContentDisposition;
@@ -23,10 +25,12 @@ class AuditEvidenceController {
 
     private final AuditCheckpoints checkpoints;
     private final AuditExports exports;
+    private final AuditTrail trail;
 
-    AuditEvidenceController(AuditCheckpoints checkpoints, AuditExports exports) {
+    AuditEvidenceController(AuditCheckpoints checkpoints, AuditExports exports, AuditTrail trail) {
         this.checkpoints = checkpoints;
         this.exports = exports;
+        this.trail = trail;
     }
 
     record CheckpointView(String installationId, long entries, String headHash, Instant at, String signedBy, String publicKey,
@@ -45,7 +49,12 @@ class AuditEvidenceController {
     @GetMapping("/exports")
     ResponseEntity<StreamingResponseBody> export(@RequestParam(required = false) String applicationId,
             @RequestParam(required = false) String from, @RequestParam(required = false) String to) {
-        AuditExports.Plan plan = exports.plan(ExportQuery.of(applicationId, from, to), Caller.current().id());
+        ExportQuery query = ExportQuery.of(applicationId, from, to);
+        AuditExports.Plan plan = exports.plan(query, Caller.current().id());
+        // who took which evidence away is itself evidence; the next checkpoint covers this entry
+        trail.append(AuditRecord.control(plan.exportedBy(), "AUDIT_EXPORTED", null, "evidence export " + query.json()
+                + (plan.firstSeq() == null ? ", no entry selected" : ", entries " + plan.firstSeq() + ".." + plan.lastSeq())
+                + " under the checkpoint of " + plan.head().entries() + " entries"));
         String name = "lockstep-audit-" + (applicationId != null ? "application-" + applicationId : "range") + "-"
                 + plan.head().entries() + ".zip";
         return ResponseEntity.ok().contentType(MediaType.parseMediaType("application/zip"))

@@ -94,6 +94,9 @@ class AuditExportTest {
         assertThat(page).contains("TASK_APPROVED", "APPROVER,managers", "managerApproval: approved &lt;with care&gt;",
                 approved.gtrid(), approved.requestId(), "APPLICATION v3").doesNotContain("another application");
         assertThat(manifest(bundle).path("query").path("application_id").asLong()).isEqualTo(application);
+        // the export itself is on the trail: who took which evidence away
+        assertThat(databases.business().queryForList("select actor from recovery_audit where action = 'AUDIT_EXPORTED'"
+                + " and detail like ?", String.class, "%\"application_id\":" + application + "%")).containsExactly("audrey");
     }
 
     @Test
