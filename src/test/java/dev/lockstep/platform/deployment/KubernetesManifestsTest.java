@@ -101,6 +101,20 @@ class KubernetesManifestsTest {
     }
 
     @Test
+    void everyNodeSignsCheckpointsWithTheClustersOneKeyFromItsSecret() {
+        String keyFile = manifests.environment(manifests.podNames().get(0)).get("LOCKSTEP_AUDIT_SIGNING_KEY_FILE");
+        assertThat(keyFile).as("lockstep.audit.signing-key-file: else each pod generates a key of its own").isNotNull();
+        VolumeMount mount = manifests.container().getVolumeMounts().stream()
+                .filter(candidate -> Path.of(keyFile).getParent().equals(Path.of(candidate.getMountPath()))).findFirst()
+                .orElseThrow(() -> new AssertionError("no volume is mounted where " + keyFile + " lies"));
+        String secretName = manifests.nodes().getSpec().getTemplate().getSpec().getVolumes().stream()
+                .filter(volume -> volume.getName().equals(mount.getName())).findFirst().orElseThrow().getSecret().getSecretName();
+        Secret secret = manifests.one(Secret.class, secretName);
+        assertThat(secret.getStringData()).containsKey(Path.of(keyFile).getFileName().toString());
+        assertThat(mount.getReadOnly()).isTrue();
+    }
+
+    @Test
     void theServicesAndTheDisruptionBudgetSelectTheNodes() {
         StatefulSet nodes = manifests.nodes();
         Map<String, String> podLabels = nodes.getSpec().getTemplate().getMetadata().getLabels();
