@@ -3,6 +3,7 @@ package dev.lockstep.platform;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.lockstep.support.HeldSubmits;
 import dev.lockstep.support.SecondNode;
 import dev.lockstep.support.ServiceProcess;
 import java.nio.file.Files;
@@ -34,17 +35,7 @@ class EmbeddedDrainTest {
     void aStopUnderInFlightSubmitsCommitsThemAndReleasesTheLeaseBeforeTheServersStop() throws Exception {
         Path home = Path.of("target", "embedded-drain", UUID.randomUUID().toString().substring(0, 8)).toAbsolutePath();
         Files.createDirectories(home);
-        Path rules = home.resolve("hold-submit.btm");
-        Files.writeString(rules, """
-                RULE hold a submit inside its transaction
-                CLASS dev.lockstep.approval.application.ApplicationLifecycle
-                METHOD submit
-                AT EXIT
-                IF true
-                DO traceln("DRAIN-TEST holding submit of " + $1);
-                   delay(4000)
-                ENDRULE
-                """);
+        Path rules = HeldSubmits.rule(home, Duration.ofSeconds(4));
         List<Long> applications = new ArrayList<>();
         List<CompletableFuture<String>> answers = new ArrayList<>();
         int exit;
@@ -61,8 +52,7 @@ class EmbeddedDrainTest {
                     return submitted.statusCode() + " " + submitted.body();
                 }));
             }
-            await().atMost(Duration.ofSeconds(60)).until(() -> service.output().lines()
-                    .filter(line -> line.contains("DRAIN-TEST holding submit")).count() == applications.size());
+            await().atMost(Duration.ofSeconds(60)).until(() -> HeldSubmits.held(service) == applications.size());
             service.terminate();
             for (CompletableFuture<String> answer : answers) {
                 assertThat(answer.get()).startsWith("200 ");

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.support.LockstepIntegrationTest;
+import dev.lockstep.support.HeldSubmits;
 import dev.lockstep.support.SecondNode;
 import dev.lockstep.support.ServiceProcess;
 import dev.lockstep.support.TestDatabases;
@@ -59,17 +60,7 @@ class NodeDrainTest {
         Path home = Path.of("target", "drain-test", node + "-" + UUID.randomUUID().toString().substring(0, 8))
                 .toAbsolutePath();
         Files.createDirectories(home);
-        Path rules = home.resolve("hold-submit.btm");
-        Files.writeString(rules, """
-                RULE hold a submit inside its transaction
-                CLASS dev.lockstep.approval.application.ApplicationLifecycle
-                METHOD submit
-                AT EXIT
-                IF true
-                DO traceln("DRAIN-TEST holding submit of " + $1);
-                   delay(%d)
-                ENDRULE
-                """.formatted(hold.toMillis()));
+        Path rules = HeldSubmits.rule(home, hold);
         Map<String, String> environment = ServiceProcess.externalModeOn(endpoints, node);
         environment.put("LOCKSTEP_SECURITY_USERS_0_NAME", "ann");
         environment.put("LOCKSTEP_SECURITY_USERS_0_PASSWORD", "{noop}" + PASSWORD);
@@ -92,8 +83,7 @@ class NodeDrainTest {
                 answers.add(CompletableFuture.supplyAsync(() -> service.post("/api/applications/" + application + "/submit",
                         ANN, null)));
             }
-            await().atMost(Duration.ofSeconds(60)).until(() -> service.output().lines()
-                    .filter(line -> line.contains("DRAIN-TEST holding submit")).count() == submits);
+            await().atMost(Duration.ofSeconds(60)).until(() -> HeldSubmits.held(service) == submits);
 
             service.terminate();
 
