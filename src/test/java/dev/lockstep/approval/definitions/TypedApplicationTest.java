@@ -299,12 +299,7 @@ class TypedApplicationTest {
         List<Long> all = List.of(returned, withdrawn, terminated, handedOver, board, drifted);
         all.forEach(id -> ReconciliationRuns.ageApplication(db, id));
         ReconciliationRuns.runAndWait(api, "FULL");
-        for (long id : all.subList(0, all.size() - 1)) {
-            assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?", Integer.class, id))
-                    .as("incidents of application %s", id).isZero();
-            assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?", Integer.class, id))
-                    .as("repairs of application %s", id).isZero();
-        }
+        assertReconciliationFoundNothingFor(all.subList(0, all.size() - 1));
         assertThat(db.business().queryForList("select rule_id, outcome from reconciliation_repair where application_id = ?", drifted))
                 .containsExactly(Map.of("rule_id", "PROJECTION_DRIFT", "outcome", "APPLIED"));
         assertThat(db.business().queryForObject("select task_definition_key from task_projection where process_instance_id = ?",
@@ -356,6 +351,11 @@ class TypedApplicationTest {
         assertThat(db.business().queryForObject("select definition_version from application where id = ?", Integer.class, first))
                 .isEqualTo(1);
         assertThat(api.get("alice", "/api/applications/" + second).json().get("definitionVersion").asInt()).isEqualTo(2);
+
+        // the switch leaves nothing for reconciliation: neither the finished v1 run nor the v2 run still open
+        List.of(first, second).forEach(id -> ReconciliationRuns.ageApplication(db, id));
+        ReconciliationRuns.runAndWait(api, "FULL");
+        assertReconciliationFoundNothingFor(List.of(first, second));
     }
 
     /**
@@ -399,6 +399,15 @@ class TypedApplicationTest {
      * Both databases tell the same story: the application's status and its binding's against whether the engine's
      * process still runs, and the engine's open tasks are exactly the projection's open rows.
      */
+    private void assertReconciliationFoundNothingFor(List<Long> applications) {
+        for (long id : applications) {
+            assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?", Integer.class, id))
+                    .as("incidents of application %s", id).isZero();
+            assertThat(db.business().queryForObject("select count(*) from reconciliation_repair where application_id = ?", Integer.class, id))
+                    .as("repairs of application %s", id).isZero();
+        }
+    }
+
     private void assertAgree(long id, String process, String approvalStatus, String bindingStatus, List<String> openSteps) {
         assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, id))
                 .isEqualTo(approvalStatus);
