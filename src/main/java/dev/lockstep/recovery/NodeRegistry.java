@@ -36,10 +36,10 @@ public class NodeRegistry {
         return selfTm;
     }
 
-    /** The heartbeat is the renewal of this node's lease on its name (taken at startup). */
+    /** The heartbeat is the renewal of this node's lease on its name (taken at startup); a fenced node stops. */
     @Scheduled(fixedDelayString = "${lockstep.recovery.heartbeat-interval:10s}")
     public void heartbeat() {
-        lease.renew();
+        lease.renewOrStop();
     }
 
     /** Every node we know of (configured or ever seen) with its last heartbeat, if any. */

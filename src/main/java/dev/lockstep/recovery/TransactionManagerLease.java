@@ -1,6 +1,7 @@
 package dev.lockstep.recovery;
 
 import dev.lockstep.platform.DatabaseVendor;
+import dev.lockstep.platform.FencedNode;
 import dev.lockstep.platform.StartupCheckFailure;
 import dev.lockstep.transactions.xa.BeforeRecovery;
 import java.time.Duration;
@@ -21,6 +22,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Atomikos locks its log file. The lease is taken before Atomikos starts (and runs its first recovery
  * pass), renewed by every heartbeat, and taken over from another location only once expired. Expiry
  * is judged by the database's clock, the one clock every node shares.
+ *
+ * <p>Every acquisition increments the name's {@code epoch}. The heartbeat and every write to the coordinator log in
+ * the database name the epoch this instance acquired, so once another instance has acquired the name they change
+ * nothing, and this instance stops ({@link FencedNode}).
  */
 public class TransactionManagerLease implements BeforeRecovery {
 
@@ -33,6 +38,7 @@ public class TransactionManagerLease implements BeforeRecovery {
     private final JdbcTemplate business;
     private final Duration duration;
     private final LeaseStatements statements;
+    private long epoch;
 
     public TransactionManagerLease(String tmName, String location, JdbcTemplate business, DatabaseVendor vendor,
             Duration duration) {
@@ -45,6 +51,11 @@ public class TransactionManagerLease implements BeforeRecovery {
 
     public String instanceId() {
         return instanceId;
+    }
+
+    /** The epoch this instance acquired the name under (after {@link #acquire()}). */
+    public long epoch() {
+        return epoch;
     }
 
     /**
@@ -72,25 +83,32 @@ public class TransactionManagerLease implements BeforeRecovery {
                             + " this one again once the lease has expired (lockstep.recovery.heartbeat-timeout, " + duration
                             + ").");
         }
-        log.info("transaction manager name {} leased to {} (instance {}) for {}", tmName, location, instanceId, duration);
+        // by instance: the row this statement changed, even if another instance has taken the name since
+        epoch = business.queryForObject("select epoch from recovery_node where tm_name = ? and instance_id = ?", Long.class,
+                tmName, instanceId);
+        log.info("transaction manager name {} leased to {} (instance {}, epoch {}) for {}", tmName, location, instanceId,
+                epoch, duration);
     }
 
     /** On an orderly stop: the name is free for another location at once (a crashed node's lease runs out instead). */
     public void release() {
-        business.update(statements.release(), tmName, location);
+        business.update(statements.release(), tmName, epoch);
     }
 
     /**
-     * Extends the lease; false when a node at another location has taken the name over since (this
-     * node lost the database for longer than the lease).
+     * Extends the lease; false when another instance has acquired the name since (this node lost the database for
+     * longer than the lease, or was paused): this node is fenced.
      */
     public boolean renew() {
-        int renewed = business.update(statements.renew(), duration.toSeconds(), tmName, location);
-        if (renewed == 0) {
-            log.error("the lease on transaction manager name {} is no longer held by this node ({}): another node runs"
-                    + " under the same name. Stop one of them and give it its own {}.", tmName, location, SETTING);
+        return business.update(statements.renew(), duration.toSeconds(), tmName, epoch) == 1;
+    }
+
+    /** The heartbeat: {@link #renew()}, and a fenced node stops. */
+    void renewOrStop() {
+        if (!renew()) {
+            FencedNode.stop(tmName, epoch, business.queryForObject("select epoch from recovery_node where tm_name = ?",
+                    Long.class, tmName));
         }
-        return renewed == 1;
     }
 
     /** The lease's statements by vendor: the database's clock decides expiry, so every node compares against one clock. */
@@ -100,11 +118,12 @@ public class TransactionManagerLease implements BeforeRecovery {
             String acquire() {
                 return """
                         insert into recovery_node (tm_name, started_at, heartbeat_at, holder_location, instance_id,
-                               lease_expires_at)
-                        values (?, now(), now(), ?, ?, now() + make_interval(secs => ?))
+                               lease_expires_at, epoch)
+                        values (?, now(), now(), ?, ?, now() + make_interval(secs => ?), 1)
                         on conflict (tm_name) do update set started_at = excluded.started_at,
                                heartbeat_at = excluded.heartbeat_at, holder_location = excluded.holder_location,
-                               instance_id = excluded.instance_id, lease_expires_at = excluded.lease_expires_at
+                               instance_id = excluded.instance_id, lease_expires_at = excluded.lease_expires_at,
+                               epoch = recovery_node.epoch + 1
                          where recovery_node.holder_location = excluded.holder_location
                             or recovery_node.lease_expires_at < now()
                             or (recovery_node.holder_location is null
@@ -119,13 +138,13 @@ public class TransactionManagerLease implements BeforeRecovery {
 
             @Override
             String release() {
-                return "update recovery_node set lease_expires_at = now() where tm_name = ? and holder_location = ?";
+                return "update recovery_node set lease_expires_at = now() where tm_name = ? and epoch = ?";
             }
 
             @Override
             String renew() {
                 return "update recovery_node set heartbeat_at = now(), lease_expires_at = now() + make_interval(secs => ?)"
-                        + " where tm_name = ? and holder_location = ?";
+                        + " where tm_name = ? and epoch = ?";
             }
         },
 
@@ -137,13 +156,13 @@ public class TransactionManagerLease implements BeforeRecovery {
                         using (select ? tm_name, ? holder_location, ? instance_id from dual) s on (n.tm_name = s.tm_name)
                         when matched then update set n.started_at = systimestamp, n.heartbeat_at = systimestamp,
                                n.holder_location = s.holder_location, n.instance_id = s.instance_id,
-                               n.lease_expires_at = systimestamp + numtodsinterval(?, 'SECOND')
+                               n.lease_expires_at = systimestamp + numtodsinterval(?, 'SECOND'), n.epoch = n.epoch + 1
                          where n.holder_location = s.holder_location or n.lease_expires_at < systimestamp
                             or (n.holder_location is null and n.heartbeat_at < systimestamp - numtodsinterval(?, 'SECOND'))
                         when not matched then insert (tm_name, started_at, heartbeat_at, holder_location, instance_id,
-                               lease_expires_at)
+                               lease_expires_at, epoch)
                                values (s.tm_name, systimestamp, systimestamp, s.holder_location, s.instance_id,
-                                       systimestamp + numtodsinterval(?, 'SECOND'))
+                                       systimestamp + numtodsinterval(?, 'SECOND'), 1)
                         """;
             }
 
@@ -154,7 +173,7 @@ public class TransactionManagerLease implements BeforeRecovery {
 
             @Override
             String release() {
-                return "update recovery_node set lease_expires_at = systimestamp where tm_name = ? and holder_location = ?";
+                return "update recovery_node set lease_expires_at = systimestamp where tm_name = ? and epoch = ?";
             }
 
             @Override
@@ -169,10 +188,10 @@ public class TransactionManagerLease implements BeforeRecovery {
 
         abstract Object[] acquireArguments(String tmName, String location, String instanceId, long seconds);
 
-        /** Arguments: name, location. */
+        /** Arguments: name, epoch. */
         abstract String release();
 
-        /** Arguments: lease seconds, name, location. */
+        /** Arguments: lease seconds, name, epoch. */
         abstract String renew();
     }
 }

@@ -58,8 +58,12 @@ class TransactionManagerLeaseTest {
     @Test
     void anExpiredLeaseIsTakenOverAndTheSameNodeTakesItsNameBackAtOnce() {
         String name = "lease-expired-" + suffix() + ".tm";
-        lease(name, "host-a:/var/lib/lockstep/atomikos").acquire();
-        lease(name, "host-a:/var/lib/lockstep/atomikos").acquire(); // restart of the same node: no wait
+        TransactionManagerLease first = lease(name, "host-a:/var/lib/lockstep/atomikos");
+        first.acquire();
+        TransactionManagerLease restarted = lease(name, "host-a:/var/lib/lockstep/atomikos");
+        restarted.acquire(); // restart of the same node: no wait, and a new epoch
+        assertThat(restarted.epoch()).isEqualTo(first.epoch() + 1);
+        assertThat(first.renew()).as("the instance before the restart is fenced").isFalse();
         db.business().update("update recovery_node set lease_expires_at = ? where tm_name = ?",
                 OffsetDateTime.now().minusSeconds(1), name);
 
@@ -69,7 +73,11 @@ class TransactionManagerLeaseTest {
         assertThat(holderOf(name)).isEqualTo("host-b:/srv/lockstep/atomikos");
         assertThat(db.business().queryForObject("select instance_id from recovery_node where tm_name = ?", String.class, name))
                 .isEqualTo(newcomer.instanceId());
-        assertThat(lease(name, "host-a:/var/lib/lockstep/atomikos").renew()).as("the old holder lost it").isFalse();
+        assertThat(newcomer.epoch()).isEqualTo(restarted.epoch() + 1);
+        assertThat(db.business().queryForObject("select epoch from recovery_node where tm_name = ?", Long.class, name))
+                .isEqualTo(newcomer.epoch());
+        assertThat(restarted.renew()).as("the old holder lost it").isFalse();
+        assertThat(newcomer.renew()).isTrue();
     }
 
     @Test
