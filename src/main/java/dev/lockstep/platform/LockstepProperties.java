@@ -48,7 +48,8 @@ public record LockstepProperties(
             @DefaultValue("10s") Duration recoveryDelay,
             Path propertiesFile,
             @DefaultValue("true") boolean parallelCommit,
-            @DefaultValue("XA") TransactionMode transactionMode) {
+            @DefaultValue("XA") TransactionMode transactionMode,
+            @DefaultValue("file") String log) {
     }
 
     public record Db(DatabaseSettings business, DatabaseSettings workflow, DatabaseSettings single) {

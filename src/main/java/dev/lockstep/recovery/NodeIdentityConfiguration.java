@@ -1,10 +1,16 @@
 package dev.lockstep.recovery;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.transactions.xa.BeforeRecovery;
+import dev.lockstep.transactions.xa.log.DatabaseLogTarget;
+import dev.lockstep.transactions.xa.log.GroupCommitLogFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.flyway.autoconfigure.FlywayMigrationInitializer;
 import org.springframework.context.annotation.Bean;
@@ -29,6 +35,28 @@ public class NodeIdentityConfiguration {
                 recovery.heartbeatTimeout());
         lease.acquire();
         return lease;
+    }
+
+    /**
+     * With {@code lockstep.tm.log=database}, Atomikos's log writes on a pool of its own (a decision never waits for a
+     * connection the use cases hold) under the epoch the lease was acquired with. Two connections: one commits a
+     * group of decisions while the next group's leader waits, and recovery reads at startup.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(name = "lockstep.tm.log", havingValue = GroupCommitLogFactory.DATABASE)
+    HikariDataSource coordinatorLogDataSource(DatabaseEndpoints endpoints) {
+        return new HikariDataSource(endpoints.business().plainPool("coordinator-log", 2));
+    }
+
+    /** A {@link BeforeRecovery}: the log's target is installed before Atomikos opens its log. */
+    @Bean
+    @ConditionalOnProperty(name = "lockstep.tm.log", havingValue = GroupCommitLogFactory.DATABASE)
+    BeforeRecovery coordinatorLogInTheDatabase(TransactionManagerLease lease, LockstepProperties lockstep,
+            DatabaseEndpoints endpoints, @Qualifier("coordinatorLogDataSource") HikariDataSource pool) {
+        DatabaseLogTarget.install(new DatabaseLogTarget(pool, endpoints.business().vendor(), lockstep.tm().uniqueName(),
+                lease.epoch()));
+        return new BeforeRecovery() {
+        };
     }
 
     /** Where this node keeps its coordinator log: host and absolute directory. */

@@ -34,7 +34,8 @@ class AtomikosSettingsTest {
                 .containsEntry("com.atomikos.icatch.max_actives", "-1")
                 .containsEntry("com.atomikos.icatch.throw_on_heuristic", "true")
                 .containsEntry("com.atomikos.icatch.threaded_2pc", "true")
-                .hasSize(10);
+                .containsEntry("lockstep.tm.log", "file")
+                .hasSize(11);
     }
 
     @Test

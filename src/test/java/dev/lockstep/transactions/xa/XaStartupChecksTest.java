@@ -133,6 +133,26 @@ class XaStartupChecksTest {
     }
 
     @Test
+    void anUnknownCoordinatorLogStore() {
+        StartupCheckFailure failure = startupFailure(Map.of("lockstep.tm.log", "cloud"));
+
+        assertThat(failure.setting()).isEqualTo("lockstep.tm.log");
+        assertThat(failure).hasMessageContaining("is 'cloud'").hasMessageContaining("LOCKSTEP_TM_LOG")
+                .hasMessageContaining("file or database");
+    }
+
+    /** The database log needs no directory: the check that follows it (the missing URL) is the one that stops. */
+    @Test
+    void theDatabaseLogNeedsNoLogDirectory() {
+        Map<String, String> overrides = new HashMap<>();
+        overrides.put("lockstep.tm.log", "database");
+        overrides.put("lockstep.tm.log-dir", null);
+        overrides.put("lockstep.db.workflow.url", "");
+
+        assertThat(startupFailure(overrides).setting()).isEqualTo("lockstep.db.workflow.url");
+    }
+
+    @Test
     void externalModeWithARelativeLogDirectory() {
         StartupCheckFailure failure = startupFailure(Map.of("lockstep.tm.log-dir", "var/atomikos"));
 

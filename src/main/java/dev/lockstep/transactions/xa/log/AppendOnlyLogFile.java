@@ -6,7 +6,6 @@ import com.atomikos.recovery.LogReadException;
 import com.atomikos.recovery.LogWriteException;
 import com.atomikos.recovery.PendingTransactionRecord;
 import com.atomikos.recovery.fs.FileSystemRepository;
-import com.atomikos.recovery.fs.Repository;
 import com.atomikos.util.VersionedFile;
 import java.io.FileInputStream;
 import java.io.FileNotFoundException;
@@ -28,7 +27,7 @@ import java.util.List;
  * {@code forceLock} alone, so other threads keep appending while it runs; a checkpoint swaps the file
  * under both, so it never closes a channel a force is using.
  */
-final class AppendOnlyLogFile implements Repository {
+final class AppendOnlyLogFile implements GroupCommitRepository {
 
     private final String directory;
     private final String baseName;
@@ -69,7 +68,8 @@ final class AppendOnlyLogFile implements Repository {
      * force already covered returns without forcing; otherwise one force covers its record and every
      * record appended by then.
      */
-    void forceAppended() throws LogWriteException {
+    @Override
+    public void forceAppended() throws LogWriteException {
         long needed;
         synchronized (this) {
             needed = recordsAppended;
@@ -94,8 +94,8 @@ final class AppendOnlyLogFile implements Repository {
         }
     }
 
-    /** Forces of appended records so far (checkpoints not counted): what group commit saves is visible here. */
-    long forces() {
+    @Override
+    public long forces() {
         synchronized (forceLock) {
             return forces;
         }

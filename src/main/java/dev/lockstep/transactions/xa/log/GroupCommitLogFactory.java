@@ -6,24 +6,34 @@ import com.atomikos.icatch.provider.ConfigProperties;
 import com.atomikos.recovery.LogException;
 import com.atomikos.recovery.OltpLog;
 import com.atomikos.recovery.OltpLogFactory;
+import dev.lockstep.platform.AreaApi;
 
 /**
  * Atomikos's extension point for its coordinator log: its assembler finds this class through
  * {@code META-INF/services/com.atomikos.recovery.OltpLogFactory} and uses the log it creates, for
- * recovery too, since {@link GroupCommitLog} is also a {@code RecoveryLog}. Same directory, base name
- * and checkpoint interval as Atomikos's default log ({@code com.atomikos.icatch.log_base_dir},
- * {@code log_base_name}, {@code checkpoint_interval}), so an existing log is read on upgrade.
+ * recovery too, since {@link GroupCommitLog} is also a {@code RecoveryLog}. {@value #LOG_SETTING} (Lockstep
+ * passes {@code lockstep.tm.log} on in Atomikos's properties) chooses the store: {@code file}, the same directory,
+ * base name and checkpoint interval as Atomikos's default log ({@code com.atomikos.icatch.log_base_dir},
+ * {@code log_base_name}, {@code checkpoint_interval}), so an existing log is read on upgrade; or {@code database},
+ * the table in the business database the node installed as its {@link DatabaseLogTarget}.
  */
+@AreaApi
 public final class GroupCommitLogFactory implements OltpLogFactory {
+
+    public static final String LOG_SETTING = "lockstep.tm.log";
+    public static final String DATABASE = "database";
+    public static final String FILE = "file";
 
     @Override
     public OltpLog createOltpLog() {
         ConfigProperties properties = Configuration.getConfigProperties();
+        String store = properties.getCompletedProperties().getProperty(LOG_SETTING, FILE);
         try {
-            return new GroupCommitLog(new AppendOnlyLogFile(properties.getLogBaseDir(), properties.getLogBaseName()));
+            return DATABASE.equals(store) ? new GroupCommitLog(new DatabaseLogRepository(DatabaseLogTarget.installed()))
+                    : new GroupCommitLog(new AppendOnlyLogFile(properties.getLogBaseDir(), properties.getLogBaseName()));
         } catch (LogException e) {
-            throw new SysException("could not open the coordinator log in " + properties.getLogBaseDir() + ": "
-                    + e.getMessage(), e);
+            throw new SysException("could not open the coordinator log (" + LOG_SETTING + "=" + store + ", "
+                    + properties.getLogBaseDir() + "): " + e.getMessage(), e);
         }
     }
 }
