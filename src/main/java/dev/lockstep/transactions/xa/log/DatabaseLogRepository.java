@@ -74,12 +74,13 @@ final class DatabaseLogRepository implements GroupCommitRepository {
         long needed = lastAppendedByThread.get();
         synchronized (forceLock) {
             Map.Entry<Long, Long> lost = lostRanges.floorEntry(needed);
-            if (fenced || (lost != null && lost.getValue() >= needed)) {
+            boolean inALostBatch = lost != null && lost.getValue() >= needed;
+            if (!inALostBatch && recordsDurable >= needed) {
+                return;
+            }
+            if (inALostBatch || fenced) {
                 throw new LogWriteException(new IllegalStateException("the coordinator log could not write this"
                         + " transaction's record" + (fenced ? ": this node is fenced" : "")));
-            }
-            if (recordsDurable >= needed) {
-                return;
             }
             writeQueued();
             commits++;
