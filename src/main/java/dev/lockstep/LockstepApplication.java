@@ -1,6 +1,8 @@
 package dev.lockstep;
 
+import dev.lockstep.platform.audit.evidence.BundleVerifier;
 import java.time.Clock;
+import java.util.List;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
@@ -13,7 +15,11 @@ public class LockstepApplication {
         return Clock.systemUTC();
     }
 
+    /** {@code verify <bundle.zip>} checks an audit evidence bundle offline, without starting the service. */
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("verify")) {
+            System.exit(BundleVerifier.run(List.of(args).subList(1, args.length), System.out));
+        }
         SpringApplication.run(LockstepApplication.class, args);
     }
 }

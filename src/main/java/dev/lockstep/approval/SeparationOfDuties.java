@@ -1,16 +1,26 @@
 package dev.lockstep.approval;
 
+import dev.lockstep.platform.audit.AuditRecord;
+import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.security.Roles;
 import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.transactions.monitoring.TransactionLogContext;
+import dev.lockstep.transactions.usecase.UseCaseCall;
 import dev.lockstep.transactions.workflow.ApprovalProcess;
 import dev.lockstep.transactions.workflow.ApprovalProcess.OpenTask;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The separation-of-duties rules, asked by {@link RunningApplications} for every
@@ -31,15 +41,27 @@ import org.springframework.stereotype.Component;
 @EnableConfigurationProperties(SeparationProperties.class)
 public class SeparationOfDuties {
 
+    private static final Logger log = LoggerFactory.getLogger(SeparationOfDuties.class);
+
     private final SeparationProperties properties;
     private final ApprovalProcess process;
+    private final ObjectProvider<AuditTrail> audit;
 
     @PersistenceContext
     private EntityManager entityManager;
 
-    SeparationOfDuties(SeparationProperties properties, ApprovalProcess process) {
+    /** {@code audit}: present in the XA deployment, where a refusal is recorded. */
+    SeparationOfDuties(SeparationProperties properties, ApprovalProcess process, ObjectProvider<AuditTrail> audit) {
         this.properties = properties;
         this.process = process;
+        this.audit = audit;
+    }
+
+    /** For a decision's audit entry: the rules it passed on this application. */
+    public String decisionChecks(Application application) {
+        return "SoD passed: not the applicant" + (oneStepPerPerson(application)
+                ? ", no other step of this run decided (one step per person on " + ruleScope(application) + ")"
+                : "; one step per person not required on " + ruleScope(application));
     }
 
     /** At creation: a countersign listing the applicant among its signers would let her decide her own application. */
@@ -53,8 +75,8 @@ public class SeparationOfDuties {
     /** Every action on a task of the application: never by its applicant, whatever brought the task to her. */
     public void refuseApplicant(Application application, Caller caller) {
         if (application.getApplicantId().equals(caller.id())) {
-            throw ApiException.forbidden("APPLICANT_CANNOT_DECIDE", "You applied for application " + application.getId()
-                    + "; its tasks are decided by others.");
+            throw refused(application, ApiException.forbidden("APPLICANT_CANNOT_DECIDE", "You applied for application "
+                    + application.getId() + "; its tasks are decided by others."));
         }
     }
 
@@ -63,9 +85,9 @@ public class SeparationOfDuties {
         if (oneStepPerPerson(application)) {
             List<String> others = otherStepsDecidedBy(application, task, caller.id());
             if (!others.isEmpty()) {
-                throw ApiException.forbidden("DECIDED_ANOTHER_STEP", caller.id() + " already decided " + others
-                        + " of application " + application.getId() + "; on " + ruleScope(application)
-                        + " one person decides at most one step. Transfer the task to someone else.");
+                throw refused(application, ApiException.forbidden("DECIDED_ANOTHER_STEP", caller.id() + " already decided "
+                        + others + " of application " + application.getId() + " and tried " + task.name() + "; on "
+                        + ruleScope(application) + " one person decides at most one step. Transfer the task to someone else."));
             }
         }
     }
@@ -90,20 +112,21 @@ public class SeparationOfDuties {
      */
     public void refuseHandover(Application application, OpenTask task, String userId, Handover handover) {
         if (application.getApplicantId().equals(userId)) {
-            throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, handover.applicantCode, userId
-                    + " applied for application " + application.getId() + " and cannot be handed any of its tasks.");
+            throw refused(application, new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, handover.applicantCode, userId
+                    + " applied for application " + application.getId() + " and cannot be handed any of its tasks ("
+                    + handover + " of " + task.name() + ")."));
         }
         if (ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey())
                 && signsThisRound(application, task.processInstanceId(), task.taskDefinitionKey(), userId)) {
-            throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "ALREADY_A_SIGNER", userId
-                    + " already holds or cast a vote of this countersign; its signers must be distinct people.");
+            throw refused(application, new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "ALREADY_A_SIGNER", userId
+                    + " already holds or cast a vote of this countersign; its signers must be distinct people."));
         }
         if (handover.decides && oneStepPerPerson(application)) {
             List<String> others = otherStepsDecidedBy(application, task, userId);
             if (!others.isEmpty()) {
-                throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "DECIDED_ANOTHER_STEP", userId + " already decided "
-                        + others + " of application " + application.getId() + "; on " + ruleScope(application)
-                        + " one person decides at most one step.");
+                throw refused(application, new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "DECIDED_ANOTHER_STEP", userId
+                        + " already decided " + others + " of application " + application.getId() + " and cannot be handed "
+                        + task.name() + "; on " + ruleScope(application) + " one person decides at most one step."));
             }
         }
     }
@@ -116,12 +139,50 @@ public class SeparationOfDuties {
     public void refuseSignerRemoval(Application application, String signerId, Caller caller) {
         if (!caller.id().equals(signerId)
                 && signsThisRound(application, application.getProcessInstanceId(), ApprovalProcess.COUNTERSIGN_TASK, caller.id())) {
-            throw ApiException.forbidden("CANNOT_REMOVE_CO_SIGNER", caller.id() + " signs this countersign of application "
-                    + application.getId() + " and cannot take " + signerId + "'s vote away; an administrator removes signers.");
+            throw refused(application, ApiException.forbidden("CANNOT_REMOVE_CO_SIGNER", caller.id()
+                    + " signs this countersign of application " + application.getId() + " and cannot take " + signerId
+                    + "'s vote away; an administrator removes signers."));
         }
         if (!caller.hasRole(Roles.ADMIN)) {
-            throw ApiException.forbidden("ONLY_ADMIN_REMOVES_SIGNERS", "Only an administrator removes a countersign signer.");
+            throw refused(application, ApiException.forbidden("ONLY_ADMIN_REMOVES_SIGNERS",
+                    "Only an administrator removes a countersign signer (" + caller.id() + " tried to remove " + signerId + ")."));
         }
+    }
+
+    /**
+     * Records who tried what (one SOD_REFUSED entry) and returns the refusal to throw. The use case's transaction rolls
+     * back with the refusal, so the entry is written after that, in a short local transaction of its own; a refusal
+     * answers the caller whether or not it could be recorded.
+     */
+    private ApiException refused(Application application, ApiException refusal) {
+        AuditTrail trail = audit.getIfAvailable();
+        Optional<Caller> caller = Caller.ifAuthenticated();
+        if (trail == null || caller.isEmpty()) {
+            return refusal;
+        }
+        AuditRecord record = new AuditRecord(caller.get().id(), AuditRecord.roles(caller.get().roles()), "SOD_REFUSED",
+                application.getId(), application.getLifecycleNo(), null,
+                UseCaseCall.running().map(UseCaseCall::requestId).orElse(null), TransactionLogContext.currentGtrid(),
+                refusal.code() + ": " + refusal.getMessage());
+        Runnable append = () -> {
+            try {
+                trail.append(record);
+            } catch (RuntimeException e) {
+                log.warn("the refusal {} of {} on application {} is not in the audit trail: {}", refusal.code(),
+                        record.actor(), application.getId(), e.toString());
+            }
+        };
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    append.run();
+                }
+            });
+        } else {
+            append.run();
+        }
+        return refusal;
     }
 
     /** How a task reaches someone; whether they will decide it and which code refuses the applicant. */

@@ -72,7 +72,7 @@ class Incidents {
             if (opened.isEmpty()) {
                 return Optional.<Long>empty();
             }
-            work.audit(actor, "INCIDENT_OPENED", "incident #" + opened.get() + " application " + applicationId + " rule "
+            work.audit(actor, "INCIDENT_OPENED", applicationId, "incident #" + opened.get() + " application " + applicationId + " rule "
                     + rule.id() + " (run " + runId + "): " + again.get().difference());
             return opened;
         });
@@ -151,7 +151,7 @@ class Incidents {
                 case SAFE_REPAIR -> safeRepair(work, id, ruleId, before, actor);
             };
             if (command == null) {
-                work.audit(actor, "INCIDENT_EXECUTION_REFUSED", "incident #" + id + ": the safe repair of " + ruleId
+                work.audit(actor, "INCIDENT_EXECUTION_REFUSED", applicationId, "incident #" + id + ": the safe repair of " + ruleId
                         + " does not apply to the evidence as it is now");
                 return "REPAIR_NOT_SAFE";
             }
@@ -163,7 +163,7 @@ class Incidents {
                            before_state = ?, after_state = ?, verification = ? where id = ? and state = 'APPROVED'
                     """, actor, now(), truncate(command), json.writeValueAsString(before), json.writeValueAsString(after),
                     truncate(verification), id));
-            work.audit(actor, "INCIDENT_EXECUTED", "incident #" + id + " " + fix + ": " + command + "; " + verification);
+            work.audit(actor, "INCIDENT_EXECUTED", applicationId, "incident #" + id + " " + fix + ": " + command + "; " + verification);
             return null;
         });
         if (refusal != null) {
@@ -197,7 +197,7 @@ class Incidents {
             if (work.sql(business -> business.update(sql, args)) == 0) {
                 return false;
             }
-            work.audit(actor, auditAction, "incident #" + id + " application " + incident.get("application_id") + ": " + detail);
+            work.audit(actor, auditAction, ((Number) incident.get("application_id")).longValue(), "incident #" + id + " application " + incident.get("application_id") + ": " + detail);
             return true;
         });
         if (!moved) {

@@ -1,6 +1,9 @@
 package dev.lockstep.reconciliation;
 
+import dev.lockstep.platform.audit.AuditRecord;
 import dev.lockstep.platform.audit.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail.Chaining;
+import dev.lockstep.transactions.monitoring.TransactionLogContext;
 import jakarta.persistence.EntityManager;
 import java.util.function.Function;
 import org.hibernate.Session;
@@ -44,8 +47,11 @@ class ReconciliationTransaction {
                     applicationId)).isEmpty();
         }
 
-        void audit(String actor, String action, String detail) {
-            entityManager.unwrap(Session.class).doWork(c -> audit.append(c, actor, action, null, detail));
+        /** The entry of a repair or incident step on {@code applicationId}, chained right after the commit. */
+        void audit(String actor, String action, long applicationId, String detail) {
+            AuditRecord record = new AuditRecord(actor, AuditRecord.rolesOf(actor), action, applicationId, null, null, null,
+                    TransactionLogContext.currentGtrid(), detail);
+            entityManager.unwrap(Session.class).doWork(c -> audit.append(c, record, Chaining.AFTER_COMMIT));
         }
     }
 

@@ -79,7 +79,7 @@ class SafeRepairs {
                 .map(read -> read.withCatalog(detected.publication().catalog()));
         if (now.isEmpty() || !now.get().sameRunState(detected) || !stillRepairable(finding, now.get())) {
             record(work, runId, incidentId, finding, Outcome.EVIDENCE_CHANGED, now.orElse(detected), null, actor);
-            work.audit(actor, "RECONCILIATION_REPAIR_SKIPPED", "application " + applicationId + " rule " + finding.ruleId()
+            work.audit(actor, "RECONCILIATION_REPAIR_SKIPPED", applicationId, "application " + applicationId + " rule " + finding.ruleId()
                     + ": the evidence changed since detection; nothing written");
             return Outcome.EVIDENCE_CHANGED;
         }
@@ -87,7 +87,7 @@ class SafeRepairs {
         String command = apply(work, finding, before);
         Evidence after = work.sql(business -> reader.read(business, applicationId)).orElseThrow();
         record(work, runId, incidentId, finding, Outcome.APPLIED, before, after, actor);
-        work.audit(actor, "RECONCILIATION_REPAIR", "application " + applicationId + " rule " + finding.ruleId() + ": " + command);
+        work.audit(actor, "RECONCILIATION_REPAIR", applicationId, "application " + applicationId + " rule " + finding.ruleId() + ": " + command);
         return Outcome.APPLIED;
     }
 

@@ -69,19 +69,22 @@ public class RecoveryConfiguration {
                 endpoints.business().vendor() == DatabaseVendor.POSTGRESQL);
     }
 
+    /** Every entry names the clock that stamped it: this JVM's UTC clock on this node. */
     @Bean
-    AuditTrail recoveryAuditTrail(@Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
-        return new AuditTrail(business, CLOCK);
+    AuditTrail recoveryAuditTrail(LockstepProperties lockstep, @Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
+        return new AuditTrail(business, CLOCK, "jvm-utc@" + lockstep.tm().uniqueName());
     }
 
     /**
-     * Chains audit entries whose two-phase transaction committed without the chaining that follows a
-     * commit on the node that made it: a DBA or recovery committed the branch, or the node died between
-     * its commit and the chaining. One node at a time; usually there is nothing to do.
+     * Chains the audit entries waiting in the intake, in batches: every decision's entry (decisions are not chained
+     * one by one after their commit, which would take the chain's lock once per request), and a forced action's
+     * whose two-phase transaction committed without the chaining after it (a DBA or recovery committed the branch,
+     * or the node died in between). One node at a time.
      */
     @Bean
-    RecurringTask<Void> auditChainJob(AuditTrail audit) {
-        return Tasks.recurring("audit-chain", FixedDelay.of(Duration.ofSeconds(10))).execute((instance, context) -> audit.chain());
+    RecurringTask<Void> auditChainJob(AuditTrail audit, RecoveryProperties properties) {
+        return Tasks.recurring("audit-chain", FixedDelay.of(properties.auditChainInterval()))
+                .execute((instance, context) -> audit.chain());
     }
 
     /**

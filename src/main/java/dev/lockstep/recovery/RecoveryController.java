@@ -1,6 +1,7 @@
 package dev.lockstep.recovery;
 
 import dev.lockstep.platform.ConditionalOnXaMode;
+import dev.lockstep.platform.audit.AuditEntry;
 import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.transactions.xa.DecodedXid;
@@ -127,7 +128,7 @@ class RecoveryController {
     }
 
     @GetMapping("/audit")
-    List<AuditTrail.Entry> audit(@RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit) {
+    List<AuditEntry> audit(@RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit) {
         return audit.entries(limit);
     }
 

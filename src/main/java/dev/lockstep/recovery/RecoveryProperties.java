@@ -16,6 +16,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param heartbeatTimeout a node whose heartbeat is older than this is gone
  * @param scanInterval how often both resources are scanned
  * @param alertAge orphans or anomalies older than this turn health down and log an alert
+ * @param auditChainInterval how often the {@code audit-chain} job chains the decisions' audit entries waiting in
+ *        {@code recovery_audit_intake}: how far the chain may trail the decisions (a read or verify chains first)
  */
 @ConfigurationProperties("lockstep.recovery")
 public record RecoveryProperties(
@@ -24,5 +26,6 @@ public record RecoveryProperties(
         @DefaultValue("10s") Duration heartbeatInterval,
         @DefaultValue("1m") Duration heartbeatTimeout,
         @DefaultValue("15s") Duration scanInterval,
-        @DefaultValue("5m") Duration alertAge) {
+        @DefaultValue("5m") Duration alertAge,
+        @DefaultValue("5s") Duration auditChainInterval) {
 }

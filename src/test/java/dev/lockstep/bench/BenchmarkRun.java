@@ -90,4 +90,20 @@ class BenchmarkRun {
         assertThat(result.deployedCyclesPerSecond()).allMatch(rate -> rate > 0);
         assertThat(result.builtInCyclesPerSecond()).allMatch(rate -> rate > 0);
     }
+
+    /**
+     * Alone: {@code mvn -Pbench verify -Dit.test='BenchmarkRun#measureAuditVerification'} (docs/performance.md, "Offline
+     * verification of an evidence bundle"); size {@code bench.audit.entries} (1000000), heap {@code bench.audit.heap} (64m).
+     */
+    @Test
+    @Order(5)
+    void measureAuditVerification() throws Exception {
+        BenchmarkSettings settings = settings();
+        AuditVerificationBenchmark.Result result = AuditVerificationBenchmark.run(settings,
+                Long.getLong("bench.audit.entries", 1_000_000), System.getProperty("bench.audit.heap", "64m"));
+        String markdown = AuditVerificationBenchmark.markdown(result);
+        ReportFiles.append(settings.outputDir(), Map.of("auditVerification", result), markdown);
+        System.out.println(markdown);
+        assertThat(result.exitCode()).as(result.verifierOutput()).isZero();
+    }
 }

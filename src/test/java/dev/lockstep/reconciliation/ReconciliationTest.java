@@ -180,6 +180,10 @@ class ReconciliationTest extends UseCaseIntegrationTest {
         assertThat(db.business().queryForList("select action from recovery_audit where detail like ? order by seq", String.class,
                 "incident #" + incident + " %")).containsExactly("INCIDENT_OPENED", "INCIDENT_PROPOSED", "INCIDENT_APPROVED",
                 "INCIDENT_EXECUTED", "INCIDENT_CLOSED");
+        assertThat(db.business().queryForList("select actor || ' ' || coalesce(actor_roles, '-') from recovery_audit"
+                + " where application_id = ? and action like 'INCIDENT_%' order by seq", String.class, id))
+                .as("each incident step on the application's own trail, with who took it")
+                .hasSize(5).endsWith("dba1 DBA", "dba2 DBA", "dba1 DBA", "dba2 DBA");
         assertThat(api.post("alice", "/api/applications/" + id + "/submit", null, ApiFlows.key()).status())
                 .as("closed: the application acts again").isEqualTo(200);
     }

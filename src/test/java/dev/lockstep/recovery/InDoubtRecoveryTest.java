@@ -7,7 +7,9 @@ import com.atomikos.icatch.event.transaction.ParticipantHeuristicEvent;
 import com.atomikos.publish.EventPublisher;
 import com.atomikos.recovery.TxState;
 import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.platform.audit.AuditRecord;
 import dev.lockstep.platform.audit.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail.Chaining;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
@@ -168,7 +170,8 @@ class InDoubtRecoveryTest {
         String tm = "gone-" + System.nanoTime() % 100000 + ".tm";
         String gtrid = PreparedBranches.newGtrid(tm);
         prepared.prepareOnBusiness(PreparedBranches.atomikosXid(tm, gtrid),
-                connection -> audit.append(connection, "archival", "HISTORY_ARCHIVED", null, "in-doubt batch " + gtrid));
+                connection -> audit.append(connection, AuditRecord.control("archival", "HISTORY_ARCHIVED", null, "in-doubt batch " + gtrid),
+                        Chaining.AFTER_COMMIT));
         String gid = databases.business().queryForObject("select gid from pg_prepared_xacts", String.class);
         long auditBefore = auditSize();
 
@@ -192,7 +195,7 @@ class InDoubtRecoveryTest {
         String gtrid = PreparedBranches.newGtrid(tm);
         String detail = "in-doubt repair " + gtrid;
         prepared.prepareOnBusiness(PreparedBranches.atomikosXid(tm, gtrid),
-                connection -> audit.append(connection, "reconciler", "REPAIRED", null, detail));
+                connection -> audit.append(connection, AuditRecord.control("reconciler", "REPAIRED", null, detail), Chaining.AFTER_COMMIT));
         String gid = databases.business().queryForObject("select gid from pg_prepared_xacts", String.class);
 
         long id = proposeApprove(gtrid, "business-db", gid, "COMMIT");
@@ -338,7 +341,9 @@ class InDoubtRecoveryTest {
         return databases.preparedTransactions().stream().map(row -> (String) row.get("gid")).toList();
     }
 
+    /** Chains first: earlier tests' decisions wait in the intake, and must not join the chain among this test's entries. */
     private long auditSize() {
+        audit.chain();
         return databases.business().queryForObject("select coalesce(max(seq), 0) from recovery_audit", Long.class);
     }
 

@@ -45,11 +45,25 @@ public final class ServiceJvm {
     public static ServiceJvm start(List<String> jvmArgs, List<String> launch, List<String> appArgs,
             Map<String, String> environment, Path log, int httpPort) {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
         command.addAll(launch);
         command.addAll(appArgs);
+        return startIn(null, command, environment, log, httpPort);
+    }
+
+    /**
+     * Starts {@code java <arguments>} in {@code directory} (null: this one), e.g. a container's entrypoint in its
+     * WORKDIR, where the exploded jar's launcher finds its classes; the environment as in {@link #start}.
+     */
+    public static ServiceJvm startIn(Path directory, List<String> arguments, Map<String, String> environment, Path log,
+            int httpPort) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(arguments);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        if (directory != null) {
+            builder.directory(directory.toFile());
+        }
         builder.environment().keySet().removeIf(name -> name.startsWith("LOCKSTEP_") || name.startsWith("SPRING_"));
         builder.environment().putAll(environment);
         try {
@@ -85,6 +99,11 @@ public final class ServiceJvm {
      * the log's path and tail when the JVM exits first or the limit passes.
      */
     public void awaitHealth(Duration limit, IntPredicate accepted) {
+        awaitAnswer("/actuator/health", limit, accepted);
+    }
+
+    /** As {@link #awaitHealth}, for another path, e.g. the readiness probe's. */
+    public void awaitAnswer(String path, Duration limit, IntPredicate accepted) {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         long deadline = System.nanoTime() + limit.toNanos();
         while (System.nanoTime() < deadline) {
@@ -93,7 +112,7 @@ public final class ServiceJvm {
                         + log + ":\n" + tail());
             }
             try {
-                HttpResponse<Void> health = http.send(HttpRequest.newBuilder(URI.create(baseUrl() + "/actuator/health"))
+                HttpResponse<Void> health = http.send(HttpRequest.newBuilder(URI.create(baseUrl() + path))
                         .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
                 if (accepted.test(health.statusCode())) {
                     return;

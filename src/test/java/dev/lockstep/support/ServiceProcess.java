@@ -145,6 +145,19 @@ public final class ServiceProcess implements AutoCloseable {
         return jvm.output();
     }
 
+    /** SIGTERM, as Kubernetes or an init system sends it, without waiting for the JVM to end. */
+    public void terminate() {
+        ProcessHandle.of(jvm.pid()).ifPresent(ProcessHandle::destroy);
+    }
+
+    /** The exit code of a JVM that was asked to stop; fails with its console output if it still runs after {@code limit}. */
+    public int exitCodeWithin(Duration limit) {
+        if (!jvm.awaitExit(limit)) {
+            throw new AssertionError("the service still ran " + limit + " after it was asked to stop:\n" + output());
+        }
+        return jvm.exitValue();
+    }
+
     /** An orderly stop, as an init system asks for one (SIGTERM); the exit code (SIGKILL's if it took over 3 min). */
     public int stop() {
         jvm.stop(STARTUP);

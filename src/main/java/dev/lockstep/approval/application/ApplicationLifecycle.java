@@ -76,7 +76,7 @@ public class ApplicationLifecycle {
             throw ApiException.forbidden("NOT_AN_APPLICANT", "Only applicants create applications.");
         }
         if (!Application.BUSINESS_TYPE.equals(request.businessType())) {
-            return createTypedDraft(request, mappedAssetId, caller);
+            return createTypedDraft(request, mappedAssetId, call);
         }
         if (!request.signers().isEmpty()) {
             throw ApiException.badRequest("INVALID_COUNTERSIGN", "An APPLICATION names its signers in \"countersign\".");
@@ -91,7 +91,7 @@ public class ApplicationLifecycle {
         Application created = applications.saveAndFlush(draft);
         TransactionLogContext.bind(created.businessKey());
         log.info("{} created draft application {}", caller.id(), created.getId());
-        return ApplicationView.of(created);
+        return drafted(created, call);
     }
 
     /**
@@ -117,13 +117,22 @@ public class ApplicationLifecycle {
      * A registered type's draft ({@link #checkType} passed, which refuses a countersign object): its fields as its schema
      * accepted them, and the signers of its definition's countersign step, whose policy the definition sets.
      */
-    private ApplicationView createTypedDraft(CreateApplicationRequest request, Long mappedAssetId, Caller caller) {
+    private ApplicationView createTypedDraft(CreateApplicationRequest request, Long mappedAssetId, UseCaseCall call) {
+        Caller caller = call.caller();
         refuseSigners(request.signers(), caller);
         Application created = applications.saveAndFlush(Application.typedDraft(request.businessType(), request.title().strip(),
                 request.description(), json.writeValueAsString(request.fields()), mappedAssetId, request.signers(), caller.id(),
                 clock.instant()));
         TransactionLogContext.bind(created.businessKey());
         log.info("{} created draft application {} of type {}", caller.id(), created.getId(), created.getBusinessType());
+        return drafted(created, call);
+    }
+
+    /** The draft's entry, in the draft's local transaction: an auditor's timeline starts at the creation. */
+    private ApplicationView drafted(Application created, UseCaseCall call) {
+        trail.audit(created, "APPLICATION_CREATED", call, "draft " + (created.isTyped() ? "of type " + created.getBusinessType()
+                : created.getRiskLevel() + " risk") + (created.getSigners().isEmpty() ? "" : ", signers " + created.getSigners()),
+                created.getCreatedAt());
         return ApplicationView.of(created);
     }
 
@@ -169,7 +178,10 @@ public class ApplicationLifecycle {
                 started.processDefinitionVersion(), definition == null ? null : definition.version(), running.summaryOf(started.processInstanceId()), now);
         log.info("{} submitted application {}: lifecycle {}, process {}", caller.id(), applicationId,
                 submitting.getLifecycleNo(), started.processInstanceId());
-        return ApplicationView.of(load(applicationId));
+        Application submitted = load(applicationId);
+        trail.audit(submitted, "APPLICATION_SUBMITTED", call, "lifecycle " + submitted.getLifecycleNo() + " started, process "
+                + started.processInstanceId() + "; SoD passed: the applicant is none of its signers", now);
+        return ApplicationView.of(submitted);
     }
 
     /** The applicant takes a running application back, as long as no approver has decided on it yet. */

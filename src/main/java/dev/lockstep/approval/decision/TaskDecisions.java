@@ -9,7 +9,9 @@ import dev.lockstep.approval.ApprovalRecordRepository;
 import dev.lockstep.approval.Decision;
 import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.approval.RunningApplications.HeldTask;
+import dev.lockstep.approval.SeparationOfDuties;
 import dev.lockstep.approval.todo.TaskProjection;
+import dev.lockstep.approval.trail.ApplicationTrail;
 import dev.lockstep.approval.todo.TaskView;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
@@ -42,14 +44,18 @@ public class TaskDecisions {
     private final ApprovalRecordRepository records;
     private final ApprovalProcess process;
     private final TaskProjection projection;
+    private final SeparationOfDuties separation;
+    private final ApplicationTrail trail;
     private final Clock clock;
 
     public TaskDecisions(RunningApplications running, ApprovalRecordRepository records, ApprovalProcess process,
-            TaskProjection projection, Clock clock) {
+            TaskProjection projection, SeparationOfDuties separation, ApplicationTrail trail, Clock clock) {
         this.running = running;
         this.records = records;
         this.process = process;
         this.projection = projection;
+        this.separation = separation;
+        this.trail = trail;
         this.clock = clock;
     }
 
@@ -59,6 +65,7 @@ public class TaskDecisions {
         if (held.task().assignee() == null) {
             process.claim(taskId, call.caller().id());
         }
+        audit(held, "TASK_CLAIMED", call, separation.decisionChecks(held.application()));
         return refreshed(held);
     }
 
@@ -85,6 +92,7 @@ public class TaskDecisions {
                     + " is your countersign vote; it belongs to no group. Transfer it, or ask an administrator to remove you as a signer.");
         }
         process.unclaim(taskId);
+        audit(held, "TASK_UNCLAIMED", call, "given back to its candidate groups");
         log.info("{} unclaimed task {} ({}) of application {}", caller.id(), taskId, task.taskDefinitionKey(),
                 held.application().getId());
         return refreshed(held);
@@ -116,6 +124,10 @@ public class TaskDecisions {
         records.saveAndFlush(ApprovalRecord.of(application.getId(), application.getLifecycleNo(), task.processInstanceId(),
                 task.id(), task.taskDefinitionKey(), task.name(), request.decision(), request.comment(), caller.id(),
                 call.requestId(), now));
+        String action = ApprovalProcess.COUNTERSIGN_TASK.equals(task.taskDefinitionKey()) ? "COUNTERSIGN_VOTED"
+                : request.decision() == Decision.APPROVE ? "TASK_APPROVED" : "TASK_REJECTED";
+        audit(held, action, call, "decision " + request.decision() + ", " + ApplicationTrail.digest("comment", request.comment())
+                + "; " + separation.decisionChecks(application));
         log.info("{} decided {} on task {} ({}) of application {}", caller.id(), request.decision(), task.id(),
                 task.taskDefinitionKey(), application.getId());
         return running.settle(application, task.processInstanceId(), now);
@@ -158,9 +170,18 @@ public class TaskDecisions {
         records.saveAndFlush(ApprovalRecord.returned(application.getId(), application.getLifecycleNo(), task.processInstanceId(),
                 task.id(), task.taskDefinitionKey(), task.name(), target.id(), request.mode(), request.reason(), caller.id(),
                 call.requestId(), now));
+        audit(held, "TASK_RETURNED", call, "returned to " + target.name() + " (" + target.id() + ", " + request.mode() + "), "
+                + ApplicationTrail.digest("reason", request.reason()) + "; " + separation.decisionChecks(application));
         log.info("{} returned application {} from {} to {} ({})", caller.id(), application.getId(), task.taskDefinitionKey(),
                 target.id(), request.mode());
         running.refreshTaskViews(application.getId(), task.processInstanceId(), now);
         return running.view(application.getId());
+    }
+
+    /** The entry of the caller's action on the held task, naming its step and task; {@code detail}: what was checked. */
+    private void audit(HeldTask held, String action, UseCaseCall call, String detail) {
+        OpenTask task = held.task();
+        trail.audit(held.application(), action, call, "step " + task.name() + " (" + task.taskDefinitionKey() + "), task "
+                + task.id() + ": " + detail, clock.instant());
     }
 }

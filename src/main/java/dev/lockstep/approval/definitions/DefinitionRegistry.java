@@ -1,8 +1,11 @@
 package dev.lockstep.approval.definitions;
 
 import dev.lockstep.approval.definitions.DefinitionsConfiguration.DefinitionLimits;
+import dev.lockstep.platform.audit.AuditRecord;
 import dev.lockstep.platform.audit.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail.Chaining;
 import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.transactions.monitoring.TransactionLogContext;
 import dev.lockstep.transactions.workflow.Countersign;
 import dev.lockstep.transactions.workflow.DeployedDefinitions;
 import dev.lockstep.transactions.workflow.definition.BpmnDefinitions;
@@ -102,7 +105,7 @@ class DefinitionRegistry {
         } catch (DuplicateKeyException e) {
             throw businessTypeExists(request.key());
         }
-        audit(now, actor, "BUSINESS_TYPE_REGISTERED", "business type " + request.key() + " registered (routable fields "
+        audit(now, actor, "BUSINESS_TYPE_REGISTERED", null, "business type " + request.key() + " registered (routable fields "
                 + routable + ", publishes " + request.publishes() + ")");
         return type(request.key()).orElseThrow();
     }
@@ -165,7 +168,7 @@ class DefinitionRegistry {
                 countersign == null ? null : countersign.policy().name(), countersign == null ? null : countersign.ratio(),
                 actor, Timestamp.from(now));
         openChange(key, version, actor, now);
-        audit(now, actor, "DEFINITION_PROPOSED", key + " v" + version + " proposed (process " + accepted.processKey()
+        audit(now, actor, "DEFINITION_PROPOSED", key + " v" + version, key + " v" + version + " proposed (process " + accepted.processKey()
                 + ", steps " + accepted.userTaskIds() + (countersign == null ? "" : ", countersign " + describe(countersign))
                 + (source == null ? "" : ", compiled from " + source.format()) + ")");
         return version(key, version).orElseThrow();
@@ -230,7 +233,7 @@ class DefinitionRegistry {
                 values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", key, version, active ? "ACTIVE" : "RETIRED", flow.processKey(),
                 flow.name(), flow.xml(), flow.xml(), json.writeValueAsString(flow.userTaskIds()), flow.engineDefinitionId(), PRODUCT,
                 Timestamp.from(now));
-        audit(now, PRODUCT, "DEFINITION_BUILT_IN_RECORDED", key + " v" + version + " recorded: built-in process "
+        audit(now, PRODUCT, "DEFINITION_BUILT_IN_RECORDED", key + " v" + version, key + " v" + version + " recorded: built-in process "
                 + flow.processKey() + " (engine definition " + flow.engineDefinitionId() + ", steps " + flow.userTaskIds() + "), "
                 + (active ? "ACTIVE" : "RETIRED"));
         log.info("{} v{}: built-in process {} recorded ({})", key, version, flow.engineDefinitionId(), active ? "ACTIVE" : "RETIRED");
@@ -256,7 +259,7 @@ class DefinitionRegistry {
         }
         Instant now = clock.instant();
         openChange(key, version, actor, now);
-        audit(now, actor, "DEFINITION_REACTIVATION_PROPOSED", key + " v" + version + " proposed for activation again");
+        audit(now, actor, "DEFINITION_REACTIVATION_PROPOSED", key + " v" + version, key + " v" + version + " proposed for activation again");
         return version(key, version).orElseThrow();
     }
 
@@ -290,7 +293,7 @@ class DefinitionRegistry {
                     + " was activated at the same time; reload and decide again.");
         }
         decide(change, "APPROVED", actor, now);
-        audit(now, actor, "DEFINITION_ACTIVATED", key + " v" + version + " activated (engine definition " + engineDefinitionId
+        audit(now, actor, "DEFINITION_ACTIVATED", key + " v" + version, key + " v" + version + " activated (engine definition " + engineDefinitionId
                 + ", proposed by " + change.proposedBy() + ")" + (retired.isEmpty() ? "" : "; v" + retired.get(0) + " retired"));
         return version(key, version).orElseThrow();
     }
@@ -304,7 +307,7 @@ class DefinitionRegistry {
                 update definition_version set state = 'REJECTED', decided_by = ?, decided_at = ?
                 where type_key = ? and version = ? and state = 'PROPOSED'""", actor, Timestamp.from(now), key, version);
         decide(change, "REJECTED", actor, now);
-        audit(now, actor, "DEFINITION_REJECTED", key + " v" + version + " activation rejected (proposed by "
+        audit(now, actor, "DEFINITION_REJECTED", key + " v" + version, key + " v" + version + " activation rejected (proposed by "
                 + change.proposedBy() + ")");
         return version(key, version).orElseThrow();
     }
@@ -399,9 +402,11 @@ class DefinitionRegistry {
     }
 
     /** On the connection of this transaction's business branch: the entry commits or rolls back with the change. */
-    private void audit(Instant now, String actor, String action, String detail) {
+    private void audit(Instant now, String actor, String action, String definitionVersion, String detail) {
+        AuditRecord record = new AuditRecord(actor, AuditRecord.rolesOf(actor), action, null, null, definitionVersion, null,
+                TransactionLogContext.currentGtrid(), detail);
         jdbc.execute((ConnectionCallback<Void>) connection -> {
-            AuditTrail.appendWithin(audit.getIfAvailable(), connection, now, actor, action, detail);
+            AuditTrail.appendWithin(audit.getIfAvailable(), connection, now, record, Chaining.AFTER_COMMIT);
             return null;
         });
     }

@@ -8,6 +8,7 @@ import dev.lockstep.approval.SeparationOfDuties.Handover;
 import dev.lockstep.approval.handover.TaskHandover.Kind;
 import dev.lockstep.approval.todo.TaskProjection;
 import dev.lockstep.approval.todo.TaskView;
+import dev.lockstep.approval.trail.ApplicationTrail;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.security.Roles;
 import dev.lockstep.platform.web.ApiException;
@@ -35,14 +36,16 @@ public class TaskHandovers {
     private final TaskHandoverRepository handovers;
     private final ApprovalProcess process;
     private final TaskProjection projection;
+    private final ApplicationTrail trail;
     private final Clock clock;
 
     public TaskHandovers(RunningApplications running, TaskHandoverRepository handovers, ApprovalProcess process,
-            TaskProjection projection, Clock clock) {
+            TaskProjection projection, ApplicationTrail trail, Clock clock) {
         this.running = running;
         this.handovers = handovers;
         this.process = process;
         this.projection = projection;
+        this.trail = trail;
         this.clock = clock;
     }
 
@@ -105,6 +108,15 @@ public class TaskHandovers {
                 from, to);
         handovers.saveAndFlush(TaskHandover.of(applicationId, task.processInstanceId(), task.id(), kind, from, to, comment,
                 call.caller().id(), call.requestId(), now));
+        String action = switch (kind) {
+            case DELEGATE -> "TASK_DELEGATED";
+            case RESOLVE -> "TASK_RESOLVED";
+            case TRANSFER -> "TASK_TRANSFERRED";
+            case ADD_SIGNER, REMOVE_SIGNER -> throw new IllegalArgumentException(kind + " is a signer change: SignerChanges");
+        };
+        trail.audit(held.application(), action, call, "step " + task.name() + " (" + task.taskDefinitionKey() + "), task "
+                + task.id() + " from " + from + " to " + to + ", " + ApplicationTrail.digest("comment", comment)
+                + (kind == Kind.RESOLVE ? "" : "; SoD passed: " + to + " is not the applicant nor a second signer"), now);
         running.refreshTaskViews(applicationId, task.processInstanceId(), now);
         return projection.find(task.id()).orElseThrow();
     }

@@ -3,8 +3,11 @@ package dev.lockstep.approval.todo;
 import dev.lockstep.history.archive.ArchivedProcess;
 import dev.lockstep.history.archive.HistoryArchive;
 import dev.lockstep.platform.AreaApi;
+import dev.lockstep.platform.audit.AuditRecord;
 import dev.lockstep.platform.audit.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail.Chaining;
 import dev.lockstep.platform.web.ApiException;
+import dev.lockstep.transactions.monitoring.TransactionLogContext;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
@@ -144,8 +147,9 @@ public class TaskProjectionRebuild {
         long last = ids.get(ids.size() - 1);
         String detail = "task projection rebuild: applications " + ids.get(0) + " to " + last + " (" + ids.size()
                 + ") rewritten from the engine and the archive, " + rows + " rows";
+        AuditRecord record = AuditRecord.control(actor, AUDIT_ACTION, TransactionLogContext.currentGtrid(), detail);
         entityManager.unwrap(Session.class).doWork(connection -> AuditTrail.appendWithin(audit.getIfAvailable(), connection,
-                clock.instant(), actor, AUDIT_ACTION, detail));
+                clock.instant(), record, Chaining.AFTER_COMMIT));
         return new Batch(ids.size(), last, rows);
     }
 }

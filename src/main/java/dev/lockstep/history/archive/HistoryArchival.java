@@ -1,6 +1,9 @@
 package dev.lockstep.history.archive;
 
+import dev.lockstep.platform.audit.AuditRecord;
 import dev.lockstep.platform.audit.AuditTrail;
+import dev.lockstep.platform.audit.AuditTrail.Chaining;
+import dev.lockstep.transactions.monitoring.TransactionLogContext;
 import dev.lockstep.transactions.workflow.ApprovalProcess;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -230,7 +233,8 @@ public class HistoryArchival {
     }
 
     private void audit(String actor, String action, String detail) {
-        entityManager.unwrap(Session.class).doWork(c -> audit.append(c, actor, action, null, detail));
+        entityManager.unwrap(Session.class).doWork(c -> audit.append(c,
+                AuditRecord.control(actor, action, TransactionLogContext.currentGtrid(), detail), Chaining.AFTER_COMMIT));
     }
 
     /** Everything the engine's history holds for one ended process, read through its query API. */

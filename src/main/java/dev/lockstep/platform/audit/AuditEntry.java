@@ -1,5 +1,6 @@
 package dev.lockstep.platform.audit;
 
+import dev.lockstep.platform.AreaApi;
 import java.time.Instant;
 
 /**
@@ -7,6 +8,7 @@ import java.time.Instant;
  * {@code format} 1: written before the trail carried its context (the fields from {@code clockSource} on are
  * null and not hashed); 2: every field hashed ({@link AuditEntryFormat}).
  */
+@AreaApi
 public record AuditEntry(long seq, int format, Instant at, String clockSource, String actor, String actorRoles,
         String action, Long applicationId, Integer lifecycleNo, String definitionVersion, String requestId, String gtrid,
         String detail, String prevHash, String hash) {

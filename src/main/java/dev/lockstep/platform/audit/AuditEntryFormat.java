@@ -1,5 +1,6 @@
 package dev.lockstep.platform.audit;
 
+import dev.lockstep.platform.AreaApi;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -12,6 +13,7 @@ import java.util.HexFormat;
  * <p>Format 2 writes each field as {@code <length>:<text>} and a null as {@code ~}, one per line, so no two
  * different entries share an encoding (format 1 wrote a null gtrid as {@code -}, the same as the gtrid "-").
  */
+@AreaApi
 public final class AuditEntryFormat {
 
     public static final String GENESIS = "0".repeat(64);

@@ -84,6 +84,8 @@ public class SecurityConfiguration {
                         .requestMatchers("/api/business-types/**").hasRole(Roles.ADMIN)
                         .requestMatchers(HttpMethod.GET, "/api/recovery/audit/**").hasAnyRole(Roles.DBA, Roles.AUDITOR)
                         .requestMatchers("/api/recovery/**", "/console/**").hasRole(Roles.DBA)
+                        // evidence bundles and checkpoints (docs/compliance.md, "Evidence for auditors")
+                        .requestMatchers("/api/audit/**").hasAnyRole(Roles.AUDITOR, Roles.ADMIN)
                         .anyRequest().authenticated())
                 .exceptionHandling(exceptions -> exceptions
                         .authenticationEntryPoint(BrowserSession.entryPoint(entryPoint))

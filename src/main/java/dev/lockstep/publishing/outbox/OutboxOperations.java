@@ -1,6 +1,5 @@
 package dev.lockstep.publishing.outbox;
 
-import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.publishing.outbox.OutboxStore.EventRow;
 import java.time.Clock;
@@ -47,9 +46,8 @@ class OutboxOperations {
             String errorCode = to == EventStatus.FAILED ? "GIVEN_UP" : event.lastErrorCode();
             store.operatorMark(connection, event, to, freshAttempts, errorCode,
                     to == EventStatus.FAILED ? "FAILED" : "PENDING", now);
-            // a local transaction on the publisher's pool, never in doubt: it may hold the chain's lock briefly
-            AuditTrail.appendOn(connection, now, actor, action, null, "outbox event " + eventId + " (" + event.eventType() + " "
-                    + event.aggregateType() + " " + event.aggregateId() + ") " + current + " -> " + to
+            store.audit(connection, now, actor, action, event.aggregateId(), "outbox event " + eventId + " ("
+                    + event.eventType() + " " + event.aggregateType() + " " + event.aggregateId() + ") " + current + " -> " + to
                     + (freshAttempts ? ", attempts reset" : "") + ": " + reason);
             return store.find(connection, eventId, false).orElseThrow();
         });

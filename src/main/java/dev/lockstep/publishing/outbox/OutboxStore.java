@@ -1,6 +1,8 @@
 package dev.lockstep.publishing.outbox;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.lockstep.platform.audit.AuditRecord;
+import dev.lockstep.platform.audit.AuditTrail;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,12 +25,18 @@ import java.util.TreeMap;
  */
 class OutboxStore {
 
+    /** The actor of the publisher's own entries: it gives an event up after its last attempt. */
+    static final String PUBLISHER = "outbox-publisher";
+
     private final HikariDataSource pool;
     private final OutboxDialect dialect;
+    private final String auditClock;
 
-    OutboxStore(HikariDataSource pool, OutboxDialect dialect) {
+    /** {@code auditClock}: the clock source the audit entries of the outbox name. */
+    OutboxStore(HikariDataSource pool, OutboxDialect dialect, String auditClock) {
         this.pool = pool;
         this.dialect = dialect;
+        this.auditClock = auditClock;
     }
 
     /** Leases up to {@code batchSize} due events (new, retry due, or lease expired) to {@code owner}. */
@@ -128,9 +136,27 @@ class OutboxStore {
             if (updated == 1) {
                 movePublishStatus(connection, event.eventType(), event.aggregateType(), event.aggregateId(),
                         applicationStatus(mark.status()), now);
+                if (mark.status() == EventStatus.FAILED) {
+                    audit(connection, now, PUBLISHER, "OUTBOX_GAVE_UP", event.aggregateId(), "outbox event " + event.eventId()
+                            + " (" + event.eventType() + " " + event.aggregateType() + " " + event.aggregateId() + ") FAILED: "
+                            + mark.errorCode() + " " + truncate(mark.errorDetail()));
+                }
             }
             return updated == 1;
         });
+    }
+
+    /**
+     * The audit entry of a change to an event, in the change's local transaction on the publisher's pool: never in
+     * doubt, so it may hold the chain's lock briefly (a give-up or an operator's repair is rare). {@code aggregateId}:
+     * the application's id, which every event's aggregate is ({@code Outbox}); one that is not a number is left to the
+     * detail rather than failing the transaction that ends the event.
+     */
+    void audit(Connection connection, Instant now, String actor, String action, String aggregateId, String detail)
+            throws SQLException {
+        Long applicationId = aggregateId.matches("\\d{1,18}") ? Long.valueOf(aggregateId) : null;
+        AuditTrail.appendOn(connection, now, auditClock, new AuditRecord(actor, AuditRecord.rolesOf(actor), action,
+                applicationId, null, null, null, null, detail));
     }
 
     /** What an attempt ended with; {@code nextRetryAt} only for RETRY. A success keeps the last error for the record. */

@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.platform.ConditionalOnXaMode;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.platform.health.HealthProbes;
 import dev.lockstep.publishing.catalog.CatalogConfiguration;
 import dev.lockstep.publishing.catalog.CatalogCredential;
@@ -54,9 +55,9 @@ public class PublishConfiguration {
 
     @Bean
     OutboxStore outboxStore(@Qualifier("publishDataSource") HikariDataSource pool, DatabaseEndpoints endpoints,
-            PublishProperties properties) {
+            PublishProperties properties, ObjectProvider<AuditTrail> audit) {
         properties.verify();
-        return new OutboxStore(pool, OutboxDialect.of(endpoints.business().vendor()));
+        return new OutboxStore(pool, OutboxDialect.of(endpoints.business().vendor()), AuditTrail.clockSourceOf(audit.getIfAvailable()));
     }
 
     @Bean

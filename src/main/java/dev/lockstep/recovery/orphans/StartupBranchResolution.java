@@ -11,6 +11,9 @@ import dev.lockstep.transactions.xa.BeforeRecovery;
 import dev.lockstep.transactions.xa.DecodedXid;
 import dev.lockstep.transactions.xa.XaDataSourceFactory;
 import dev.lockstep.transactions.xa.log.GroupCommitLogFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
@@ -19,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import javax.sql.XAConnection;
 import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
@@ -47,10 +51,12 @@ import org.springframework.stereotype.Component;
  *
  * <p>Built before the transaction manager starts (it looks at the log directory as the previous life
  * left it) and run right after the transaction service started, before its recovery can presume abort.
+ * It runs inside the context's start, so the web server listens only once it has finished: readiness
+ * cannot be UP before it. Its duration is the gauge {@code lockstep_recovery_startup_seconds}.
  */
 @Component
 @ConditionalOnXaMode
-public class StartupBranchResolution implements BeforeRecovery, AfterTransactionServiceStart {
+public class StartupBranchResolution implements BeforeRecovery, AfterTransactionServiceStart, MeterBinder {
 
     static final String ACTOR = "startup-recovery";
     private static final Logger log = LoggerFactory.getLogger(StartupBranchResolution.class);
@@ -61,6 +67,7 @@ public class StartupBranchResolution implements BeforeRecovery, AfterTransaction
     private final AuditTrail audit;
     private final Instant processStart = Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime());
     private final boolean logExistedBefore;
+    private volatile long durationNanos;
 
     StartupBranchResolution(LockstepProperties properties, DatabaseEndpoints endpoints, XaDataSourceFactory factory,
             AuditTrail audit) {
@@ -74,6 +81,23 @@ public class StartupBranchResolution implements BeforeRecovery, AfterTransaction
 
     @Override
     public void transactionServiceStarted() {
+        long start = System.nanoTime();
+        try {
+            resolveOwnBranches();
+        } finally {
+            durationNanos = System.nanoTime() - start;
+        }
+    }
+
+    /** What a scrape reads: how long this node's start waited for the pass (0 until it has run). */
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        TimeGauge.builder("lockstep.recovery.startup", this, TimeUnit.NANOSECONDS, pass -> pass.durationNanos)
+                .description("How long this node's startup recovery pass (resolving its own prepared branches) took")
+                .register(registry);
+    }
+
+    private void resolveOwnBranches() {
         if (!logExistedBefore) {
             log.info("coordinator log under {} is new or empty: prepared branches of earlier runs are left to Atomikos"
                     + " and the DBA (no startup resolution)", properties.tmLogDir().toAbsolutePath());

@@ -4,6 +4,9 @@ import com.atomikos.icatch.event.Event;
 import com.atomikos.icatch.event.EventListener;
 import com.atomikos.icatch.event.transaction.ParticipantHeuristicEvent;
 import com.atomikos.icatch.event.transaction.TransactionHeuristicEvent;
+import com.atomikos.recovery.TxState;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +27,21 @@ public class HeuristicOutcomeMetrics implements EventListener {
 
     private static final Logger log = LoggerFactory.getLogger(HeuristicOutcomeMetrics.class);
     static final String NAME = "lockstep.jta.heuristics";
+    private static final String[] SCOPES = {"transaction", "participant"};
+
+    /**
+     * Every series this listener can count, at zero from the start: an alert on {@code increase()} (xa-config/prometheus/)
+     * then sees the first heuristic outcome too, where a series that appears at 1 would show no increase.
+     */
+    static void registerAtZero(MeterRegistry registry) {
+        for (String scope : SCOPES) {
+            for (TxState state : TxState.values()) {
+                if (state.isHeuristic()) {
+                    Counter.builder(NAME).tag("scope", scope).tag("state", state.name()).register(registry);
+                }
+            }
+        }
+    }
 
     @Override
     public void eventOccurred(Event event) {

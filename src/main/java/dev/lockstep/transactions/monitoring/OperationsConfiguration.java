@@ -7,6 +7,7 @@ import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.health.HealthProbes;
 import dev.lockstep.transactions.xa.XaPool;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -52,6 +53,11 @@ public class OperationsConfiguration {
     @Bean
     XaResourceMetrics xaResourceMetrics(List<MonitoredXaPool> resources) {
         return new XaResourceMetrics(resources);
+    }
+
+    @Bean
+    MeterBinder heuristicOutcomesAtZero() {
+        return HeuristicOutcomeMetrics::registerAtZero;
     }
 
     /** Registered on the JTA transaction manager by {@code XaConfiguration}. */

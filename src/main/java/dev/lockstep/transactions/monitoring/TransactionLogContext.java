@@ -55,8 +55,11 @@ public final class TransactionLogContext {
         binding.apply();
     }
 
-    /** Null under the single-database mode's local transaction: there is no global id to log. */
-    private static String currentGtrid() {
+    /**
+     * The global id of the XA transaction running on this thread (what the audit trail records beside an entry);
+     * null under the single-database mode's local transaction: there is no global id.
+     */
+    public static String currentGtrid() {
         CompositeTransactionManager transactions = Configuration.getCompositeTransactionManager();
         CompositeTransaction transaction = transactions == null ? null : transactions.getCompositeTransaction();
         return transaction == null ? null : transaction.getTid();

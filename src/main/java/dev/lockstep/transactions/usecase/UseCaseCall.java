@@ -4,10 +4,13 @@ import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.security.Caller;
 import dev.lockstep.transactions.monitoring.TransactionLogContext;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /** One running use case, as the code inside its transaction sees it: what it is, who asked, under which key. */
 @AreaApi
 public final class UseCaseCall {
+
+    private static final ThreadLocal<UseCaseCall> RUNNING = new ThreadLocal<>();
 
     private final UseCase useCase;
     private final String requestId;
@@ -20,6 +23,28 @@ public final class UseCaseCall {
         this.requestId = requestId;
         this.caller = caller;
         this.journal = journal;
+    }
+
+    /**
+     * The use case running on this thread: for code that is not handed the call but records under its request id
+     * (a separation-of-duties refusal's audit entry).
+     */
+    public static Optional<UseCaseCall> running() {
+        return Optional.ofNullable(RUNNING.get());
+    }
+
+    <T> T running(Supplier<T> work) {
+        UseCaseCall outer = RUNNING.get();
+        RUNNING.set(this);
+        try {
+            return work.get();
+        } finally {
+            if (outer == null) {
+                RUNNING.remove();
+            } else {
+                RUNNING.set(outer);
+            }
+        }
     }
 
     public UseCase useCase() {

@@ -76,7 +76,7 @@ public class UseCaseTransaction {
         Caller caller = Caller.current();
         String key = useCase.key() == UseCase.Key.NONE ? null : idempotencyKey;
         UseCaseCall call = new UseCaseCall(useCase, key, caller, journal);
-        Supplier<UseCaseResult> command = () -> work.apply(call);
+        Supplier<UseCaseResult> command = () -> call.running(() -> work.apply(call));
         TransactionTemplate transaction = useCase.businessOnly() ? businessOnlyTransaction : this.transaction;
         try {
             if (key == null && useCase.key() != UseCase.Key.REQUIRED) {

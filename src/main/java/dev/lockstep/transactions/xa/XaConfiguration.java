@@ -108,6 +108,12 @@ public class XaConfiguration {
         return manager;
     }
 
+    /** Counts the transactions the JTA manager runs, so that a stop waits for them (at most the transaction timeout). */
+    @Bean
+    TransactionDrain transactionDrain(LockstepProperties properties) {
+        return new TransactionDrain(properties.tm().defaultTimeout());
+    }
+
     /**
      * Under JTA, Hibernate's default gives the connection back to the pool after every statement and
      * borrows it again for the next. Holding it until the transaction is about to complete, as Hibernate

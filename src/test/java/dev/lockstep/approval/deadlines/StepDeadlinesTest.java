@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.chaos.InvariantChecker;
 import dev.lockstep.support.Api;
+import dev.lockstep.support.AuditEntries;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import java.sql.Connection;
@@ -252,6 +253,12 @@ class StepDeadlinesTest {
         assertThat(db.business().queryForObject("select binding_status from business_process_binding where process_instance_id = ?",
                 String.class, processInstanceId)).isEqualTo("REJECTED");
         assertThat(events(id)).containsExactly("REMINDED", "ESCALATED", "OVERDUE_REJECTED");
+        assertThat(AuditEntries.of(db, id)).as("each firing one audit entry, in its timer job's XA transaction")
+                .filteredOn(entry -> ((String) entry.get("action")).startsWith("DEADLINE_"))
+                .allSatisfy(entry -> assertThat(entry).containsEntry("actor", "deadline")
+                        .hasEntrySatisfying("gtrid", gtrid -> assertThat(gtrid).isNotNull()))
+                .extracting(entry -> entry.get("action"))
+                .containsExactlyInAnyOrder("DEADLINE_REMINDED", "DEADLINE_ESCALATED", "DEADLINE_OVERDUE_REJECTED");
         assertThat(db.business().queryForList("select state from task_projection where application_id = ? order by state",
                 String.class, id)).containsExactly("CANCELED", "CANCELED", "COMPLETED");
         assertThat(notifications(id)).last().satisfies(payload -> assertThat(payload)

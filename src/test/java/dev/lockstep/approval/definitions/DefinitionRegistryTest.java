@@ -297,6 +297,10 @@ class DefinitionRegistryTest {
         assertThat(db.workflow().queryForObject("select key_ from act_re_procdef where id_ = ?", String.class, engineV1))
                 .isEqualTo("type_" + key);
         assertThat(auditEntries("DEFINITION_ACTIVATED", key + " v1")).isEqualTo(1);
+        assertThat(db.business().queryForList("select action || ' ' || actor || ' ' || actor_roles from recovery_audit_intake"
+                + " where definition_version = ? order by id", String.class, key + " v1"))
+                .as("the version and who, with their roles, on each entry of the change")
+                .containsExactly("DEFINITION_PROPOSED erin ADMIN", "DEFINITION_ACTIVATED grace ADMIN");
         assertThat(db.business().queryForMap("select proposed_by, decided_by from definition_version where type_key = ? and version = 1",
                 key)).containsEntry("proposed_by", "erin").containsEntry("decided_by", "grace");
 

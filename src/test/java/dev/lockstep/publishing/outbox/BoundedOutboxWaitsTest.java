@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.DatabaseSettings;
 import dev.lockstep.platform.EmbeddedPostgresServers;
+import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.publishing.catalog.CatalogCredential;
 import dev.lockstep.publishing.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.support.Api;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
@@ -45,6 +47,8 @@ class BoundedOutboxWaitsTest extends UseCaseIntegrationTest {
 
     private static final Pattern HOST_AND_PORT = Pattern.compile("//([^:/]+):(\\d+)/");
 
+    @Autowired
+    private ObjectProvider<AuditTrail> auditTrail;
     @Autowired
     OutboxPublisher publisher;
     @Autowired
@@ -165,7 +169,7 @@ class BoundedOutboxWaitsTest extends UseCaseIntegrationTest {
         DatabaseEndpoints throughTheProxy = new DatabaseEndpoints(proxied, endpoints.workflow());
         HikariDataSource pool = configuration.publishDataSource(throughTheProxy);
         closeAfter.add(0, pool);
-        OutboxStore proxiedStore = configuration.outboxStore(pool, throughTheProxy, publishProperties);
+        OutboxStore proxiedStore = configuration.outboxStore(pool, throughTheProxy, publishProperties, auditTrail);
         PublishFixture throughProxy = new PublishFixture(api, db, proxiedStore, meters, servers, outsideTransaction,
                 catalogCredential);
         return throughProxy.node("behind-proxy.tm", fixture.inProcessCatalogUrl(), Duration.ofSeconds(10), Duration.ofSeconds(1), 5);

@@ -8,6 +8,7 @@ import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.publishing.catalog.CatalogCredential;
 import dev.lockstep.publishing.delivery.RemoteCallOutsideTransaction;
 import dev.lockstep.support.Api;
+import dev.lockstep.support.AuditEntries;
 import dev.lockstep.support.UseCaseIntegrationTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.OutputStream;
@@ -126,6 +127,9 @@ class PublishFailuresTest extends UseCaseIntegrationTest {
         assertThat(fixture.publishStatus(id)).isEqualTo("FAILED");
         assertThat(db.business().queryForObject("select count(*) from recovery_audit where actor = 'erin' and action = 'OUTBOX_GIVE_UP'"
                 + " and detail like ?", Integer.class, "%" + eventId + "%asset withdrawn by owner")).isEqualTo(1);
+        assertThat(AuditEntries.of(db, id, "OUTBOX_GIVE_UP")).filteredOn(entry -> ((String) entry.get("detail")).contains(eventId))
+                .singleElement()
+                .satisfies(entry -> assertThat(entry).containsEntry("actor_roles", "ADMIN"));
         drain(publisher);
         assertThat(fixture.assetRows(eventId)).isZero();
         assertThat(api.post("erin", "/api/admin/outbox/nope/give-up", "{\"reason\":\"x\"}").status()).isEqualTo(404);
@@ -144,6 +148,10 @@ class PublishFailuresTest extends UseCaseIntegrationTest {
                 .containsEntry("last_error_code", "CATALOG_UNREACHABLE");
         assertThat(fixture.event(eventId).get("last_error_detail").toString()).contains("lockstep.publish.max-attempts=1");
         assertThat(fixture.publishStatus(id)).isEqualTo("FAILED");
+        assertThat(AuditEntries.of(db, id, "OUTBOX_GAVE_UP")).as("the publisher's give-up, in the transaction that marks it")
+                .filteredOn(entry -> ((String) entry.get("detail")).contains(eventId)).singleElement()
+                .satisfies(entry -> assertThat(entry).containsEntry("actor", OutboxStore.PUBLISHER)
+                        .hasEntrySatisfying("detail", detail -> assertThat((String) detail).contains("CATALOG_UNREACHABLE")));
     }
 
     /** The catalog applied the create but its answer came too late: the publisher asks, and sends no second create. */

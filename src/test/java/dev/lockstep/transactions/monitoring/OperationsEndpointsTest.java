@@ -193,7 +193,9 @@ class OperationsEndpointsTest {
                 .map(ServiceLoader.Provider::type)).contains(HeuristicOutcomeMetrics.class);
         String heuristics = "lockstep_jta_heuristics_total\\{[^}]*scope=\"participant\"[^}]*state=\"HEUR_HAZARD\"[^}]*\\}";
         Matcher before = series(scrape(), heuristics);
-        double counted = before.find() ? Double.parseDouble(before.group(1)) : 0; // created at the first event
+        // there before the first outcome, so that increase() in an alert counts that one too
+        assertThat(before.find()).as("every scope and heuristic state is exported from the start").isTrue();
+        double counted = Double.parseDouble(before.group(1));
 
         new HeuristicOutcomeMetrics().eventOccurred(
                 new ParticipantHeuristicEvent("lockstep-it.tm-probe", "business-db-probe", TxState.HEUR_HAZARD));
