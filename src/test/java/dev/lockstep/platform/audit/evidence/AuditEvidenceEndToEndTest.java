@@ -48,9 +48,7 @@ class AuditEvidenceEndToEndTest {
         long id = createDraft(api, "LOW", true);
         String run = submit(api, id);
         decideStep(api, db, "bob", run, "managerApproval", "APPROVE");
-        Api.Response returned = api.post("carol", "/api/tasks/" + openTaskId(db, run, "legalReview") + "/return",
-                "{\"targetActivityId\":\"managerApproval\",\"mode\":\"RERUN\",\"reason\":\"Wrong contract attached\"}", key());
-        assertThat(returned.status()).as(returned.toString()).isEqualTo(200);
+        returnToTheManager("carol", run, "legalReview");
         decideStep(api, db, "bob", run, "managerApproval", "APPROVE");
         decideStep(api, db, "carol", run, "legalReview", "APPROVE");
         decideStep(api, db, "dave", run, "financeReview", "APPROVE");
@@ -115,9 +113,7 @@ class AuditEvidenceEndToEndTest {
         decideStep(api, db, "bob", run, "managerApproval", "APPROVE");
         decideStep(api, db, "carol", run, "legalReview", "APPROVE");
         decideStep(api, db, "dave", run, "financeReview", "APPROVE");
-        Api.Response returned = api.post("frank", "/api/tasks/" + openTaskId(db, run, "finalApproval") + "/return",
-                "{\"targetActivityId\":\"managerApproval\",\"mode\":\"RERUN\",\"reason\":\"Wrong contract attached\"}", key());
-        assertThat(returned.status()).as(returned.toString()).isEqualTo(200);
+        returnToTheManager("frank", run, "finalApproval");
         decideStep(api, db, "bob", run, "managerApproval", "APPROVE");
         decideStep(api, db, "carol", run, "legalReview", "APPROVE");
         decideStep(api, db, "dave", run, "financeReview", "APPROVE");
@@ -135,6 +131,13 @@ class AuditEvidenceEndToEndTest {
 
         assertThat(page).contains(type + " v1", "TASK_RETURNED", "Legal review", "Finance review", "TASK_APPROVED");
         assertThat(page.split("COUNTERSIGN_VOTED", -1)).hasSize(3);
+    }
+
+    /** {@code user} sends the run's open {@code step} back to the manager's approval, to be run again from there. */
+    private void returnToTheManager(String user, String run, String step) {
+        Api.Response returned = api.post(user, "/api/tasks/" + openTaskId(db, run, step) + "/return",
+                "{\"targetActivityId\":\"managerApproval\",\"mode\":\"RERUN\",\"reason\":\"Wrong contract attached\"}", key());
+        assertThat(returned.status()).as(returned.toString()).isEqualTo(200);
     }
 
     /** Exports the application as auditor, verifies it with the installation's key and returns its timeline page. */

@@ -11,17 +11,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import java.util.zip.ZipOutputStream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The verifier's command line on bundles written without a database: usage, damage in transit, the packaged jar. */
+/** The verifier's command line on bundles written without a database: usage, damage in transit (the packaged jar: {@link PackagedVerifierRun}). */
 class BundleVerifierTest {
 
     @TempDir
@@ -81,53 +77,18 @@ class BundleVerifierTest {
         assertThat(verified.output()).contains("not a readable zip bundle");
     }
 
-    /** {@code java -jar} on the packaged jar: the verifier runs before (and without) Spring. */
-    @Test
-    void thePackagedJarVerifiesWithoutStartingTheService() throws Exception {
-        Optional<Path> jar = packagedJar();
-        Assumptions.assumeTrue(jar.isPresent(), "no packaged jar with the verifier in target/: run mvn -o package -DskipTests first");
-        Path bundle = directory.resolve("intact.zip");
-        String key = SyntheticBundle.write(bundle, 50, 20, directory.resolve("key.pem"));
-        Path damaged = rewrite(bundle, BundleFormat.ENTRIES, readEntry(bundle, BundleFormat.ENTRIES).replace("approver-3", "approver-4"));
-
-        Process intact = run(jar.get(), bundle, key);
-        Process broken = run(jar.get(), damaged, key);
-
-        String intactOutput = new String(intact.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(intact.exitValue()).as(intactOutput).isZero();
-        assertThat(intactOutput).contains("RESULT INTACT").doesNotContain("Spring");
-        assertThat(broken.exitValue()).isEqualTo(1);
-        assertThat(new String(broken.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).contains("the entry was changed");
-    }
-
-    private static Process run(Path jar, Path bundle, String key) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                jar.toString(), "verify", bundle.toString(), "--key", key).redirectErrorStream(true).start();
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        return process;
-    }
-
-    private static Optional<Path> packagedJar() throws IOException {
-        try (Stream<Path> files = Files.list(Path.of("target"))) {
-            for (Path jar : files.filter(path -> path.getFileName().toString().matches("lockstep-.*\\.jar")).toList()) {
-                try (ZipFile zip = new ZipFile(jar.toFile())) {
-                    if (zip.getEntry("BOOT-INF/classes/dev/lockstep/platform/audit/evidence/BundleVerifier.class") != null) {
-                        return Optional.of(jar);
-                    }
-                }
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static String readEntry(Path bundle, String name) throws IOException {
+    static String readEntry(Path bundle, String name) throws IOException {
         try (ZipFile zip = new ZipFile(bundle.toFile()); InputStream in = zip.getInputStream(zip.getEntry(name))) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 
-    /** A copy of {@code bundle} with one file's content replaced and its manifest left as it was. */
     private Path rewrite(Path bundle, String name, String content) throws IOException {
+        return rewrite(bundle, name, content, directory);
+    }
+
+    /** A copy of {@code bundle} in {@code directory} with one file's content replaced and its manifest left as it was. */
+    static Path rewrite(Path bundle, String name, String content, Path directory) throws IOException {
         Path copy = directory.resolve("changed-" + name.replace('/', '-') + ".zip");
         try (ZipFile zip = new ZipFile(bundle.toFile()); OutputStream file = Files.newOutputStream(copy);
                 ZipOutputStream out = new ZipOutputStream(file)) {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * line, laid out as its COPY lines lay them, and started with its ENTRYPOINT in its WORKDIR and ENV (on the
  * embedded default here: no database to point it at). Runs after {@code package} (failsafe, {@code mvn verify}).
  */
-class ContainerEntrypointIT {
+class ContainerEntrypointRun {
 
     private static final Duration STARTUP = Duration.ofMinutes(3);
 
