@@ -6,11 +6,10 @@ import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.transactions.xa.BeforeRecovery;
 import dev.lockstep.transactions.xa.log.DatabaseLogTarget;
-import dev.lockstep.transactions.xa.log.GroupCommitLogFactory;
+import dev.lockstep.transactions.xa.log.ConditionalOnDatabaseLog;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.flyway.autoconfigure.FlywayMigrationInitializer;
 import org.springframework.context.annotation.Bean;
@@ -38,19 +37,19 @@ public class NodeIdentityConfiguration {
     }
 
     /**
-     * With {@code lockstep.tm.log=database}, Atomikos's log writes on a pool of its own (a decision never waits for a
+     * With the log in the database ({@link ConditionalOnDatabaseLog}), Atomikos's log writes on a pool of its own (a decision never waits for a
      * connection the use cases hold) under the epoch the lease was acquired with. Two connections: one commits a
      * group of decisions while the next group's leader waits, and recovery reads at startup.
      */
     @Bean(destroyMethod = "close")
-    @ConditionalOnProperty(name = "lockstep.tm.log", havingValue = GroupCommitLogFactory.DATABASE)
+    @ConditionalOnDatabaseLog
     HikariDataSource coordinatorLogDataSource(DatabaseEndpoints endpoints) {
         return new HikariDataSource(endpoints.business().plainPool("coordinator-log", 2));
     }
 
     /** A {@link BeforeRecovery}: the log's target is installed before Atomikos opens its log. */
     @Bean
-    @ConditionalOnProperty(name = "lockstep.tm.log", havingValue = GroupCommitLogFactory.DATABASE)
+    @ConditionalOnDatabaseLog
     BeforeRecovery coordinatorLogInTheDatabase(TransactionManagerLease lease, LockstepProperties lockstep,
             DatabaseEndpoints endpoints, @Qualifier("coordinatorLogDataSource") HikariDataSource pool) {
         DatabaseLogTarget.install(new DatabaseLogTarget(pool, endpoints.business().vendor(), lockstep.tm().uniqueName(),

@@ -282,8 +282,31 @@ public final class ChaosHarness implements AutoCloseable {
         }
     }
 
-    /** Pending records of the coordinator log (the latest state per transaction id), as Atomikos wrote them. */
+    /**
+     * Pending records of the coordinator log (the latest state per transaction id), as Atomikos wrote them: this name's
+     * rows of the business database's tm_coordinator_log, or the lines of the log files.
+     */
     public List<String> coordinatorLog() {
+        return ServiceProcess.TM_LOG.equals("database") ? coordinatorLogTable() : coordinatorLogFiles();
+    }
+
+    private List<String> coordinatorLogTable() {
+        List<String> pending = new ArrayList<>();
+        try (Connection c = business.connect(); PreparedStatement read = c.prepareStatement(
+                "select record_text from tm_coordinator_log where tm_name = ? and state <> 'TERMINATED' order by created_at")) {
+            read.setString(1, TM_NAME);
+            try (ResultSet rows = read.executeQuery()) {
+                while (rows.next()) {
+                    pending.add(rows.getString(1).trim());
+                }
+            }
+        } catch (SQLException e) {
+            return List.of("cannot read tm_coordinator_log: " + e.getMessage());
+        }
+        return pending;
+    }
+
+    private List<String> coordinatorLogFiles() {
         Path dir = service.home().resolve("atomikos");
         Map<String, String> latest = new LinkedHashMap<>();
         if (Files.isDirectory(dir)) {
@@ -302,6 +325,7 @@ public final class ChaosHarness implements AutoCloseable {
         }
         return latest.values().stream().filter(l -> !l.contains("|TERMINATED|")).toList();
     }
+
 
     /** The application whose submit a halt cut off, and the Idempotency-Key the client used for it. */
     public record Crashed(long app, String key) {

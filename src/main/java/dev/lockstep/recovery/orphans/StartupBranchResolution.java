@@ -75,7 +75,7 @@ public class StartupBranchResolution implements BeforeRecovery, AfterTransaction
         this.endpoints = endpoints;
         this.factory = factory;
         this.audit = audit;
-        this.logExistedBefore = GroupCommitLogFactory.DATABASE.equals(properties.tm().log())
+        this.logExistedBefore = GroupCommitLogFactory.DATABASE.equals(GroupCommitLogFactory.storeOf(properties))
                 || nonEmptyLogIn(properties.tmLogDir());
     }
 

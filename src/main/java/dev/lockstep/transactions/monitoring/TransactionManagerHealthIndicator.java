@@ -26,7 +26,7 @@ class TransactionManagerHealthIndicator implements HealthIndicator {
     TransactionManagerHealthIndicator(LockstepProperties properties) {
         this.uniqueName = properties.tm().uniqueName();
         this.logDir = properties.tmLogDir().toAbsolutePath().normalize();
-        this.log = properties.tm().log();
+        this.log = GroupCommitLogFactory.storeOf(properties);
     }
 
     @Override

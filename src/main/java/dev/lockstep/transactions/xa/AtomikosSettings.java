@@ -57,7 +57,7 @@ final class AtomikosSettings {
         managed.put("com.atomikos.icatch.tm_unique_name", tm.uniqueName());
         managed.put("com.atomikos.icatch.log_base_dir", properties.tmLogDir().toAbsolutePath().toString());
         managed.put("com.atomikos.icatch.log_base_name", "lockstep-tm");
-        managed.put(GroupCommitLogFactory.LOG_SETTING, tm.log());
+        managed.put(GroupCommitLogFactory.LOG_SETTING, GroupCommitLogFactory.storeOf(properties));
         managed.put("com.atomikos.icatch.enable_logging", "true");
         managed.put("com.atomikos.icatch.default_jta_timeout", Long.toString(tm.defaultTimeout().toMillis()));
         managed.put("com.atomikos.icatch.max_timeout", Long.toString(tm.maxTimeout().toMillis()));

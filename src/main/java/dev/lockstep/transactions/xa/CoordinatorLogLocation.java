@@ -22,7 +22,7 @@ public final class CoordinatorLogLocation {
     }
 
     public static void verify(LockstepProperties properties) {
-        String store = properties.tm().log();
+        String store = GroupCommitLogFactory.storeOf(properties);
         if (!GroupCommitLogFactory.DATABASE.equals(store) && !GroupCommitLogFactory.FILE.equals(store)) {
             throw new StartupCheckFailure(STORE_SETTING, "is '" + store + "'; the coordinator log is kept in a file or"
                     + " in the business database.", "set " + STORE_SETTING + " (env LOCKSTEP_TM_LOG) to "

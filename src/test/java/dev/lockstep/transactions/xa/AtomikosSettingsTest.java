@@ -38,6 +38,15 @@ class AtomikosSettingsTest {
                 .hasSize(11);
     }
 
+    /** Nodes in external mode keep no state of their own unless told to: the log is the business database's. */
+    @Test
+    void externalModeKeepsTheCoordinatorLogInTheDatabaseUnlessTheFileIsChosen() {
+        assertThat(AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of("lockstep.mode", "external"))))
+                .containsEntry("lockstep.tm.log", "database");
+        assertThat(AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of("lockstep.mode", "external",
+                "lockstep.tm.log", "file")))).containsEntry("lockstep.tm.log", "file");
+    }
+
     @Test
     void parallelCommitOffReachesAtomikosAsThreaded2pcFalseAndTheFileCannotTurnItBackOn() throws IOException {
         Path file = Files.writeString(home.resolve("transactions.properties"), "com.atomikos.icatch.threaded_2pc=true\n");

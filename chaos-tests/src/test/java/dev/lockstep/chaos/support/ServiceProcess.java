@@ -48,6 +48,12 @@ public final class ServiceProcess {
             {"dba2", "DBA", ""},
     };
 
+    /**
+     * Where the service keeps its coordinator log (lockstep.tm.log): {@code database}, external mode's default and what CI
+     * runs, or {@code file} with {@code -Dchaos.tmLog=file}; the scenarios are the same for both.
+     */
+    public static final String TM_LOG = System.getProperty("chaos.tmLog", "database");
+
     /** The switch of the engine's job executor (timer firings); off unless the harness's settings turn it on. */
     public static final String JOBS_ENABLED = "--lockstep.engine.jobs.enabled=";
 
@@ -90,6 +96,7 @@ public final class ServiceProcess {
                 "--server.port=" + httpPort,
                 "--lockstep.mode=external",
                 "--lockstep.home=" + home,
+                "--lockstep.tm.log=" + TM_LOG,
                 "--lockstep.tm.log-dir=" + home.toAbsolutePath().resolve("atomikos"),
                 "--lockstep.tm.unique-name=" + tmUniqueName,
                 "--lockstep.tm.default-timeout=" + timeouts.transaction.toSeconds() + "s",

@@ -54,7 +54,7 @@ final class DatabaseLogRepository implements GroupCommitRepository {
 
     @Override
     public void init() {
-        // the table is the business database's (migration V420); the pool connects on first use
+        // the table is the business database's (migration V440); the pool connects on first use
     }
 
     @Override

@@ -7,6 +7,7 @@ import com.atomikos.recovery.LogException;
 import com.atomikos.recovery.OltpLog;
 import com.atomikos.recovery.OltpLogFactory;
 import dev.lockstep.platform.AreaApi;
+import dev.lockstep.platform.LockstepProperties;
 
 /**
  * Atomikos's extension point for its coordinator log: its assembler finds this class through
@@ -23,6 +24,21 @@ public final class GroupCommitLogFactory implements OltpLogFactory {
     public static final String LOG_SETTING = "lockstep.tm.log";
     public static final String DATABASE = "database";
     public static final String FILE = "file";
+
+    /**
+     * The store {@code lockstep.tm.log} names, or by default the business database in external mode, where nodes
+     * come and go and must keep no state of their own, and a file under {@code lockstep.home} for the embedded demo.
+     */
+    public static String storeOf(LockstepProperties properties) {
+        return storeOf(properties.tm().log(), properties.mode() == LockstepProperties.Mode.EXTERNAL);
+    }
+
+    static String storeOf(String configured, boolean externalMode) {
+        if (configured != null) {
+            return configured;
+        }
+        return externalMode ? DATABASE : FILE;
+    }
 
     @Override
     public OltpLog createOltpLog() {

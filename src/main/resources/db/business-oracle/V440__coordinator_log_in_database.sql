@@ -1,4 +1,4 @@
--- The coordinator log in the business database, Oracle counterpart of db/business/V420__coordinator_log_in_database.sql:
+-- The coordinator log in the business database, Oracle counterpart of db/business/V440__coordinator_log_in_database.sql:
 -- one row per coordinator of a transaction-manager name, written under the lease epoch of recovery_node.
 CREATE TABLE tm_coordinator_log (
     tm_name         VARCHAR2(40)   NOT NULL,
