@@ -179,7 +179,7 @@ public class TransactionManagerLease implements BeforeRecovery {
             @Override
             String renew() {
                 return "update recovery_node set heartbeat_at = systimestamp, lease_expires_at = systimestamp"
-                        + " + numtodsinterval(?, 'SECOND') where tm_name = ? and holder_location = ?";
+                        + " + numtodsinterval(?, 'SECOND') where tm_name = ? and epoch = ?";
             }
         };
 
