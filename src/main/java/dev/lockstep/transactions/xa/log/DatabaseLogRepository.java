@@ -16,6 +16,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,12 +32,18 @@ import org.slf4j.LoggerFactory;
  * holds the name in {@code recovery_node}. A batch with a refused row is rolled back, Atomikos gets a
  * {@link LogWriteException} (the transaction does not commit) and the node stops ({@link FencedNode}).
  *
+ * <p>A TERMINATED record is not forced: it is written with the next decision's commit, or at the latest by the lazy
+ * flush a second later, so the table does not show a finished transaction as COMMITTING while the node is idle (an
+ * operator, or a peer taking the name over, would otherwise read it as undone; only a crash can lose it, and then
+ * recovery finds the branches gone).
+ *
  * <p>Locks, always taken in this order: {@code forceLock}, then this object's monitor. A commit runs under
  * {@code forceLock} alone, so other threads keep appending while it runs.
  */
 final class DatabaseLogRepository implements GroupCommitRepository {
 
     private static final Logger log = LoggerFactory.getLogger(DatabaseLogRepository.class);
+    private static final long LAZY_FLUSH_MILLIS = 1_000;
 
     private final DatabaseLogTarget target;
     private final LogStatements statements;
@@ -46,15 +55,35 @@ final class DatabaseLogRepository implements GroupCommitRepository {
     private final TreeMap<Long, Long> lostRanges = new TreeMap<>();     // guarded by forceLock; first → last sequence
     private boolean fenced;                                             // guarded by forceLock
     private long commits;                                               // guarded by forceLock
+    private final ScheduledExecutorService lazyFlush = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "coordinator-log-flush");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     DatabaseLogRepository(DatabaseLogTarget target) {
         this.target = target;
         this.statements = target.vendor() == DatabaseVendor.ORACLE ? LogStatements.ORACLE : LogStatements.POSTGRESQL;
     }
 
+    /** The table is the business database's (migration V440); the pool connects on first use. */
     @Override
     public void init() {
-        // the table is the business database's (migration V440); the pool connects on first use
+        lazyFlush.scheduleWithFixedDelay(this::flushQueued, LAZY_FLUSH_MILLIS, LAZY_FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Writes what was queued without a force (TERMINATED records); a failure leaves them to the next write. */
+    private void flushQueued() {
+        synchronized (forceLock) {
+            if (fenced) {
+                return;
+            }
+            try {
+                writeQueued();
+            } catch (LogWriteException | RuntimeException e) {
+                log.debug("lazy flush of the coordinator log failed: {}", e.toString());
+            }
+        }
     }
 
     @Override
@@ -210,6 +239,7 @@ final class DatabaseLogRepository implements GroupCommitRepository {
     /** TERMINATED records still queued are written, so the next start does not redo their commits. */
     @Override
     public void close() {
+        lazyFlush.shutdownNow();
         synchronized (forceLock) {
             if (fenced) {
                 return;

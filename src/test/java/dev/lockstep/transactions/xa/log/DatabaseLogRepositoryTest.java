@@ -77,6 +77,26 @@ class DatabaseLogRepositoryTest {
         assertThat(rows()).as("the checkpoint deletes TERMINATED rows").isEqualTo(Map.of("b", "COMMITTING@7"));
     }
 
+    /** Expected: an idle node's TERMINATED record reaches the table by the lazy flush, without a force or a later decision. */
+    @Test
+    void aTerminatedRecordIsWrittenWithinASecondOrSoWhenNoDecisionFollows() throws Exception {
+        DatabaseLogRepository log = open();
+        log.init();
+        try {
+            log.put("a", record("a", TxState.COMMITTING));
+            log.forceAppended();
+            log.put("a", record("a", TxState.TERMINATED));
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!rows().equals(Map.of("a", "TERMINATED@7"))) {
+                assertThat(System.nanoTime()).as("the lazy flush wrote TERMINATED: " + rows()).isLessThan(deadline);
+                Thread.sleep(100);
+            }
+            assertThat(log.forces()).as("a flush is not a decision's force").isEqualTo(1);
+        } finally {
+            log.close();
+        }
+    }
+
     @Test
     void concurrentDecisionsShareOneCommit() throws Exception {
         DatabaseLogRepository log = open();
