@@ -7,6 +7,7 @@ import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.transactions.xa.BeforeRecovery;
 import dev.lockstep.transactions.xa.log.DatabaseLogTarget;
 import dev.lockstep.transactions.xa.log.ConditionalOnDatabaseLog;
+import dev.lockstep.transactions.xa.log.GroupCommitLogFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -33,6 +34,17 @@ public class NodeIdentityConfiguration {
                 new JdbcTemplate(endpoints.business().plainDataSource()), endpoints.business().vendor(),
                 recovery.heartbeatTimeout());
         lease.acquire();
+        if (GroupCommitLogFactory.FILE.equals(GroupCommitLogFactory.storeOf(lockstep))) {
+            // the name is ours now: no other instance can add rows while we look
+            try {
+                GroupCommitLogFactory.refuseSwitchLeaving(GroupCommitLogFactory.FILE, new JdbcTemplate(endpoints.business()
+                        .plainDataSource()).queryForList("select coordinator_id from tm_coordinator_log where tm_name = ?"
+                        + " and state <> 'TERMINATED'", String.class, lockstep.tm().uniqueName()), "table tm_coordinator_log");
+            } catch (RuntimeException refused) {
+                lease.release();
+                throw refused;
+            }
+        }
         return lease;
     }
 

@@ -56,7 +56,7 @@ final class AtomikosSettings {
         Map<String, String> managed = new LinkedHashMap<>();
         managed.put("com.atomikos.icatch.tm_unique_name", tm.uniqueName());
         managed.put("com.atomikos.icatch.log_base_dir", properties.tmLogDir().toAbsolutePath().toString());
-        managed.put("com.atomikos.icatch.log_base_name", "lockstep-tm");
+        managed.put("com.atomikos.icatch.log_base_name", GroupCommitLogFactory.BASE_NAME);
         managed.put(GroupCommitLogFactory.LOG_SETTING, GroupCommitLogFactory.storeOf(properties));
         managed.put("com.atomikos.icatch.enable_logging", "true");
         managed.put("com.atomikos.icatch.default_jta_timeout", Long.toString(tm.defaultTimeout().toMillis()));

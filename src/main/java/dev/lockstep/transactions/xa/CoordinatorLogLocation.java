@@ -28,7 +28,12 @@ public final class CoordinatorLogLocation {
                     + " in the business database.", "set " + STORE_SETTING + " (env LOCKSTEP_TM_LOG) to "
                     + GroupCommitLogFactory.FILE + " or " + GroupCommitLogFactory.DATABASE + ".");
         }
-        if (properties.mode() != LockstepProperties.Mode.EXTERNAL || GroupCommitLogFactory.DATABASE.equals(store)) {
+        if (GroupCommitLogFactory.DATABASE.equals(store)) {
+            String directory = properties.tmLogDir().toAbsolutePath().toString();
+            GroupCommitLogFactory.refuseSwitchLeaving(store, GroupCommitLogFactory.pendingInFileLog(directory), directory);
+            return;
+        }
+        if (properties.mode() != LockstepProperties.Mode.EXTERNAL) {
             return;
         }
         String fix = "set " + SETTING + " (env LOCKSTEP_TM_LOG_DIR) to an absolute directory on persistent storage that"

@@ -5,6 +5,7 @@ import com.atomikos.recovery.LogException;
 import com.atomikos.recovery.LogReadException;
 import com.atomikos.recovery.LogWriteException;
 import com.atomikos.recovery.PendingTransactionRecord;
+import com.atomikos.recovery.TxState;
 import com.atomikos.recovery.fs.FileSystemRepository;
 import com.atomikos.util.VersionedFile;
 import java.io.FileInputStream;
@@ -139,6 +140,21 @@ final class AppendOnlyLogFile implements GroupCommitRepository {
             return List.of();
         }
         return FileSystemRepository.readFromInputStream(lastVersion);
+    }
+
+    /**
+     * The records of a log in {@code directory} that are not TERMINATED, read without taking the log's lock: what a node
+     * switching to the database log would leave behind.
+     */
+    static List<PendingTransactionRecord> pendingIn(String directory, String baseName) throws LogReadException {
+        FileInputStream lastVersion;
+        try {
+            lastVersion = new VersionedFile(directory, baseName, ".log").openLastValidVersionForReading();
+        } catch (FileNotFoundException noLog) {
+            return List.of();
+        }
+        return FileSystemRepository.readFromInputStream(lastVersion).stream()
+                .filter(record -> record.state != TxState.TERMINATED).toList();
     }
 
     /** Lookups are served by the in-memory copy in front of this file ({@code CachedRepository}). */

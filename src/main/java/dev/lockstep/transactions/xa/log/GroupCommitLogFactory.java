@@ -4,10 +4,15 @@ import com.atomikos.icatch.SysException;
 import com.atomikos.icatch.config.Configuration;
 import com.atomikos.icatch.provider.ConfigProperties;
 import com.atomikos.recovery.LogException;
+import com.atomikos.recovery.LogReadException;
 import com.atomikos.recovery.OltpLog;
 import com.atomikos.recovery.OltpLogFactory;
 import dev.lockstep.platform.AreaApi;
 import dev.lockstep.platform.LockstepProperties;
+import dev.lockstep.platform.StartupCheckFailure;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Atomikos's extension point for its coordinator log: its assembler finds this class through
@@ -24,6 +29,8 @@ public final class GroupCommitLogFactory implements OltpLogFactory {
     public static final String LOG_SETTING = "lockstep.tm.log";
     public static final String DATABASE = "database";
     public static final String FILE = "file";
+    /** The file log's base name ({@code com.atomikos.icatch.log_base_name}). */
+    public static final String BASE_NAME = "lockstep-tm";
 
     /**
      * The store {@code lockstep.tm.log} names, or by default the business database in external mode, where nodes
@@ -31,6 +38,35 @@ public final class GroupCommitLogFactory implements OltpLogFactory {
      */
     public static String storeOf(LockstepProperties properties) {
         return storeOf(properties.tm().log(), properties.mode() == LockstepProperties.Mode.EXTERNAL);
+    }
+
+    /**
+     * Refuses a switch of store that would leave this node's undone decisions behind, where the log now chosen cannot
+     * read them: neither log reads the other's records, and recovery would presume abort of a transaction whose commit
+     * the other log holds. {@code pendingInOtherStore}: the decisions (gtrids) the store not chosen still holds.
+     */
+    public static void refuseSwitchLeaving(String chosen, List<String> pendingInOtherStore, String where) {
+        if (pendingInOtherStore.isEmpty()) {
+            return;
+        }
+        String other = DATABASE.equals(chosen) ? FILE : DATABASE;
+        throw new StartupCheckFailure(LOG_SETTING, "is " + chosen + ", but the " + other + " log (" + where + ") still holds "
+                + pendingInOtherStore.size() + " unfinished decision(s) of this node, e.g. " + pendingInOtherStore.get(0)
+                + ": switching now would leave them to no one (neither log reads the other's records).",
+                "start this node once more with " + LOG_SETTING + "=" + other + " (env LOCKSTEP_TM_LOG) so its recovery"
+                        + " finishes them, stop it cleanly, then switch to " + chosen + ".");
+    }
+
+    /** The gtrids of the file log under {@code directory} not yet TERMINATED; empty when there is no such log. */
+    public static List<String> pendingInFileLog(String directory) {
+        if (!Files.isDirectory(Path.of(directory))) {
+            return List.of();
+        }
+        try {
+            return AppendOnlyLogFile.pendingIn(directory, BASE_NAME).stream().map(record -> record.id).toList();
+        } catch (LogReadException unreadable) {
+            return List.of("(unreadable: " + unreadable.getMessage() + ")");
+        }
     }
 
     static String storeOf(String configured, boolean externalMode) {

@@ -106,6 +106,79 @@ class CoordinatorLogInDatabaseTest {
     }
 
     /**
+     * Expected (issue 31, the takeover CI runs): a node halted for good right after logging a submit's decision, both
+     * branches prepared, is never started again; once its lease has run out a peer takes its name under the next epoch
+     * and commits both branches from the table, well within 30 s of the expiry (printed); the intent journal says
+     * COMMITTED, the audit trail names the takeover and each branch's commit, the record is gone and the name given
+     * back. The client's retry of the cut-off submit through the peer, under its Idempotency-Key, gets the original
+     * answer and starts nothing twice.
+     */
+    @Test
+    void aNodeHaltedForGoodIsFinishedByAPeerUnderTheNextEpoch() throws Exception {
+        String suffix = Long.toString(System.nanoTime() % 100000);
+        String deadName = "dblog-dead-" + suffix + ".tm";
+        String peerName = "dblog-peer-" + suffix + ".tm";
+        Path home = Files.createDirectories(Path.of("target/it-var/" + deadName + "-" + UUID.randomUUID()).toAbsolutePath());
+        Path arm = home.resolve("armed");
+        Path rules = home.resolve("halt-at-commit-decision.btm");
+        try (InputStream in = Objects.requireNonNull(getClass().getResourceAsStream("/oracle/halt-at-commit-decision.btm"))) {
+            Files.writeString(rules, new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("@ARM@", arm.toString()));
+        }
+        Api doomed = start(deadName, List.of(SecondNode.bytemanAgent(rules)), shortLeases(settings(home, "2s")));
+        Path peerHome = Files.createDirectories(home.resolveSibling(peerName + "-" + UUID.randomUUID()));
+        Api peer = start(peerName, List.of(), shortLeases(settings(peerHome, "2s")));
+        long epoch = epochOf(deadName);
+
+        long application = draft(doomed);
+        String key = UUID.randomUUID().toString();
+        Files.writeString(arm.resolveSibling("armed.after"), "armed");
+        assertThat(catchThrowable(() -> doomed.post("alice", "/api/applications/" + application + "/submit", null, key)))
+                .as("the node halts inside the submit").isNotNull();
+        assertThat(nodes.get(0).jvm().awaitExit(Duration.ofSeconds(60))).isTrue();
+        String gtrid = gtridOf(deadName, application);
+        assertThat(logRow(deadName, gtrid)).isEqualTo("COMMITTING@" + epoch);
+        assertThat(prepared(gtrid)).as("both branches prepared").isEqualTo(2);
+
+        java.time.Instant expiry = db.business().queryForObject("select lease_expires_at from recovery_node where tm_name = ?",
+                java.sql.Timestamp.class, deadName).toInstant();
+        long deadline = System.nanoTime() + Duration.between(java.time.Instant.now(), expiry).plusSeconds(30).toNanos();
+        while (prepared(gtrid) > 0) {
+            assertThat(System.nanoTime()).as("a peer finishes " + gtrid + " within 30 s of the lease's expiry").isLessThan(deadline);
+            Thread.sleep(200);
+        }
+        System.out.printf("takeover: %s finished %.1f s after its lease expired%n", gtrid,
+                Duration.between(expiry, java.time.Instant.now()).toMillis() / 1000.0);
+
+        assertThat(epochOf(deadName)).as("the dead node is fenced").isEqualTo(epoch + 1);
+        assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class,
+                application)).isEqualTo("APPROVING");
+        int engineRows = db.engineRowsForBusinessKey(application);
+        assertThat(engineRows).as("the process committed on the workflow database").isPositive();
+        assertThat(db.business().queryForObject("select status from recovery_intent where gtrid = ?", String.class, gtrid))
+                .isEqualTo("COMMITTED");
+        assertThat(db.business().queryForList("select action from recovery_audit where actor = 'peer-takeover' and gtrid = ?"
+                + " order by seq", String.class, gtrid)).containsExactly("TAKEOVER_COMMIT_INTENDED", "TAKEOVER_COMMIT_COMMITTED",
+                "TAKEOVER_COMMIT_INTENDED", "TAKEOVER_COMMIT_COMMITTED");
+        assertThat(db.business().queryForObject("select count(*) from recovery_audit where action = 'TM_NAME_TAKEN_OVER'"
+                + " and detail like ?", Integer.class, deadName + " taken over by " + peerName + " under lease epoch %"))
+                .isEqualTo(1);
+        assertThat(logRow(deadName, gtrid)).as("the record is forgotten").isEqualTo("none");
+        assertThat(db.business().queryForObject("select lease_expires_at <= now() from recovery_node where tm_name = ?",
+                Boolean.class, deadName)).as("the name is given back").isTrue();
+
+        Api.Response retried = peer.post("alice", "/api/applications/" + application + "/submit", null, key);
+        assertThat(retried.status()).as(retried.toString()).isEqualTo(200);
+        assertThat(db.engineRowsForBusinessKey(application)).as("nothing started twice").isEqualTo(engineRows);
+    }
+
+    /** A lease that runs out 10 s after the last heartbeat, and a peer that looks every 2 s. */
+    private static List<String> shortLeases(List<String> settings) {
+        List<String> all = new ArrayList<>(settings);
+        all.addAll(List.of("--lockstep.recovery.heartbeat-timeout=10s", "--lockstep.recovery.takeover-interval=2s"));
+        return all;
+    }
+
+    /**
      * Expected: with the name taken under a newer epoch (and no heartbeat to notice it first), the next decision
      * write — the submit's, or a background job's of the engine that came first — is refused by the database: the
      * submit fails, nothing of it is committed on either database, no row is logged for it, and the node stops with
