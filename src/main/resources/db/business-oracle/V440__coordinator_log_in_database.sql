@@ -12,3 +12,7 @@ CREATE TABLE tm_coordinator_log (
 );
 
 ALTER TABLE recovery_node ADD (epoch NUMBER(19) DEFAULT 0 NOT NULL);
+
+-- Where the holder keeps its coordinator log (file or database), set with every acquisition: a peer takes over only a
+-- name whose decisions it can read (dev.lockstep.recovery.takeover.PeerTakeover); null for rows of older releases.
+ALTER TABLE recovery_node ADD (log_store VARCHAR2(10));

@@ -18,3 +18,7 @@ CREATE TABLE tm_coordinator_log (
 -- Fencing: incremented by every acquisition of the name (dev.lockstep.recovery.TransactionManagerLease); the
 -- heartbeat and every coordinator log write name the epoch they hold.
 ALTER TABLE recovery_node ADD COLUMN epoch BIGINT NOT NULL DEFAULT 0;
+
+-- Where the holder keeps its coordinator log (file or database), set with every acquisition: a peer takes over only a
+-- name whose decisions it can read (dev.lockstep.recovery.takeover.PeerTakeover); null for rows of older releases.
+ALTER TABLE recovery_node ADD COLUMN log_store VARCHAR(10);

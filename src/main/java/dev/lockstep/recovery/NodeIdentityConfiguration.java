@@ -31,6 +31,7 @@ public class NodeIdentityConfiguration {
     TransactionManagerLease transactionManagerNameLease(LockstepProperties lockstep, RecoveryProperties recovery,
             DatabaseEndpoints endpoints, FlywayMigrationInitializer migrated) {
         TransactionManagerLease lease = new TransactionManagerLease(lockstep.tm().uniqueName(), location(lockstep),
+                GroupCommitLogFactory.storeOf(lockstep),
                 new JdbcTemplate(endpoints.business().plainDataSource()), endpoints.business().vendor(),
                 recovery.heartbeatTimeout());
         lease.acquire();

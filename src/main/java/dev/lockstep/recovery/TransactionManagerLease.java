@@ -38,12 +38,15 @@ public class TransactionManagerLease implements BeforeRecovery {
     private final JdbcTemplate business;
     private final Duration duration;
     private final LeaseStatements statements;
+    private final String logStore;
     private long epoch;
 
-    public TransactionManagerLease(String tmName, String location, JdbcTemplate business, DatabaseVendor vendor,
-            Duration duration) {
+    /** {@code logStore}: where this node keeps its coordinator log; a peer takes over only names whose log it can read. */
+    public TransactionManagerLease(String tmName, String location, String logStore, JdbcTemplate business,
+            DatabaseVendor vendor, Duration duration) {
         this.tmName = tmName;
         this.location = location;
+        this.logStore = logStore;
         this.business = business;
         this.duration = duration;
         this.statements = vendor == DatabaseVendor.ORACLE ? LeaseStatements.ORACLE : LeaseStatements.POSTGRESQL;
@@ -67,7 +70,7 @@ public class TransactionManagerLease implements BeforeRecovery {
         long seconds = duration.toSeconds();
         int taken;
         try {
-            taken = business.update(statements.acquire(), statements.acquireArguments(tmName, location, instanceId, seconds));
+            taken = business.update(statements.acquire(), statements.acquireArguments(tmName, location, instanceId, logStore, seconds));
         } catch (DuplicateKeyException raced) {
             taken = 0; // another node inserted the row in the same moment: it holds the name
         }
@@ -118,12 +121,12 @@ public class TransactionManagerLease implements BeforeRecovery {
             String acquire() {
                 return """
                         insert into recovery_node (tm_name, started_at, heartbeat_at, holder_location, instance_id,
-                               lease_expires_at, epoch)
-                        values (?, now(), now(), ?, ?, now() + make_interval(secs => ?), 1)
+                               log_store, lease_expires_at, epoch)
+                        values (?, now(), now(), ?, ?, ?, now() + make_interval(secs => ?), 1)
                         on conflict (tm_name) do update set started_at = excluded.started_at,
                                heartbeat_at = excluded.heartbeat_at, holder_location = excluded.holder_location,
-                               instance_id = excluded.instance_id, lease_expires_at = excluded.lease_expires_at,
-                               epoch = recovery_node.epoch + 1
+                               instance_id = excluded.instance_id, log_store = excluded.log_store,
+                               lease_expires_at = excluded.lease_expires_at, epoch = recovery_node.epoch + 1
                          where recovery_node.holder_location = excluded.holder_location
                             or recovery_node.lease_expires_at < now()
                             or (recovery_node.holder_location is null
@@ -132,8 +135,8 @@ public class TransactionManagerLease implements BeforeRecovery {
             }
 
             @Override
-            Object[] acquireArguments(String tmName, String location, String instanceId, long seconds) {
-                return new Object[] {tmName, location, instanceId, seconds, seconds};
+            Object[] acquireArguments(String tmName, String location, String instanceId, String logStore, long seconds) {
+                return new Object[] {tmName, location, instanceId, logStore, seconds, seconds};
             }
 
             @Override
@@ -153,22 +156,24 @@ public class TransactionManagerLease implements BeforeRecovery {
             String acquire() {
                 return """
                         merge into recovery_node n
-                        using (select ? tm_name, ? holder_location, ? instance_id from dual) s on (n.tm_name = s.tm_name)
+                        using (select ? tm_name, ? holder_location, ? instance_id, ? log_store from dual) s
+                              on (n.tm_name = s.tm_name)
                         when matched then update set n.started_at = systimestamp, n.heartbeat_at = systimestamp,
                                n.holder_location = s.holder_location, n.instance_id = s.instance_id,
+                               n.log_store = s.log_store,
                                n.lease_expires_at = systimestamp + numtodsinterval(?, 'SECOND'), n.epoch = n.epoch + 1
                          where n.holder_location = s.holder_location or n.lease_expires_at < systimestamp
                             or (n.holder_location is null and n.heartbeat_at < systimestamp - numtodsinterval(?, 'SECOND'))
                         when not matched then insert (tm_name, started_at, heartbeat_at, holder_location, instance_id,
-                               lease_expires_at, epoch)
+                               log_store, lease_expires_at, epoch)
                                values (s.tm_name, systimestamp, systimestamp, s.holder_location, s.instance_id,
-                                       systimestamp + numtodsinterval(?, 'SECOND'), 1)
+                                       s.log_store, systimestamp + numtodsinterval(?, 'SECOND'), 1)
                         """;
             }
 
             @Override
-            Object[] acquireArguments(String tmName, String location, String instanceId, long seconds) {
-                return new Object[] {tmName, location, instanceId, seconds, seconds, seconds};
+            Object[] acquireArguments(String tmName, String location, String instanceId, String logStore, long seconds) {
+                return new Object[] {tmName, location, instanceId, logStore, seconds, seconds, seconds};
             }
 
             @Override
@@ -186,7 +191,7 @@ public class TransactionManagerLease implements BeforeRecovery {
         /** Takes the name unless a live node at another location holds it; one row changed when taken. */
         abstract String acquire();
 
-        abstract Object[] acquireArguments(String tmName, String location, String instanceId, long seconds);
+        abstract Object[] acquireArguments(String tmName, String location, String instanceId, String logStore, long seconds);
 
         /** Arguments: name, epoch. */
         abstract String release();

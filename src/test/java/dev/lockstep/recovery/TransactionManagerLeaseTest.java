@@ -93,7 +93,7 @@ class TransactionManagerLeaseTest {
     }
 
     private TransactionManagerLease lease(String name, String location) {
-        return new TransactionManagerLease(name, location, db.business(), DatabaseVendor.POSTGRESQL, LEASE);
+        return new TransactionManagerLease(name, location, "file", db.business(), DatabaseVendor.POSTGRESQL, LEASE);
     }
 
     private String holderOf(String name) {

@@ -254,7 +254,8 @@ public class PeerTakeover {
         POSTGRESQL {
             @Override
             String expired() {
-                return "select tm_name, epoch from recovery_node where tm_name <> ? and lease_expires_at < now()";
+                return "select tm_name, epoch from recovery_node where tm_name <> ? and log_store = 'database'"
+                        + " and lease_expires_at < now()";
             }
 
             @Override
@@ -273,7 +274,8 @@ public class PeerTakeover {
         ORACLE {
             @Override
             String expired() {
-                return "select tm_name, epoch from recovery_node where tm_name <> ? and lease_expires_at < systimestamp";
+                return "select tm_name, epoch from recovery_node where tm_name <> ? and log_store = 'database'"
+                        + " and lease_expires_at < systimestamp";
             }
 
             @Override
@@ -289,7 +291,11 @@ public class PeerTakeover {
             }
         };
 
-        /** Argument: this node's name. Names other than it whose lease has run out, with their epoch. */
+        /**
+         * Argument: this node's name. Names other than it whose lease has run out, with their epoch: only those whose
+         * holder logged its decisions in the database (a file log is out of reach, and without it a COMMITTING
+         * transaction would look undecided).
+         */
         abstract String expired();
 
         /** Arguments: location, instance, lease seconds, name, the epoch seen. One row when taken. */

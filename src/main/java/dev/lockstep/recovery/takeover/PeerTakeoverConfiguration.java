@@ -7,7 +7,6 @@ import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.recovery.InDoubtMonitor;
 import dev.lockstep.recovery.RecoveryProperties;
-import dev.lockstep.transactions.xa.log.ConditionalOnDatabaseLog;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.List;
@@ -16,12 +15,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Peer takeover exists only with the coordinator log in the database: a dead node's file log is on its own disk, out
- * of every other node's reach.
+ * Every XA node may take over a dead node's name, whatever its own log: it reads the dead node's decisions from the
+ * database. Only names whose holder logged there are taken ({@code recovery_node.log_store}); a file log is on its
+ * node's own disk, out of every other node's reach.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnXaMode
-@ConditionalOnDatabaseLog
 public class PeerTakeoverConfiguration {
 
     /** The lease a takeover holds while it finishes the name's transactions: as long as a node's own lease. */

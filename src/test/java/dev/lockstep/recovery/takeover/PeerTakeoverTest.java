@@ -41,12 +41,13 @@ class PeerTakeoverTest {
     private final String suffix = Long.toString(System.nanoTime() % 100000);
     private final String dead = "dead-" + suffix + ".tm";
     private final String alive = "alive-" + suffix + ".tm";
+    private final String fileLogged = "filelog-" + suffix + ".tm";
 
     @AfterEach
     void cleanUp() {
         PreparedBranches.rollBackAll(db.business(), db.workflow());
         db.business().update("delete from application where title = 'in-doubt test'");
-        for (String name : List.of(dead, alive)) {
+        for (String name : List.of(dead, alive, fileLogged)) {
             db.business().update("delete from tm_coordinator_log where tm_name = ?", name);
             db.business().update("delete from recovery_node where tm_name = ?", name);
         }
@@ -56,18 +57,21 @@ class PeerTakeoverTest {
      * Expected: the decided transaction (COMMITTING) committed on both databases, the undecided one (no record) and the
      * ABORTING one rolled back, the heuristic one left prepared for the console, a COMMITTING record whose branches had
      * ended forgotten; each branch's end audited as intended and as done; the intent journal rows carry the outcomes;
-     * the name is held under the next epoch by the taker and given back; a name whose lease runs is not touched.
+     * the name is held under the next epoch by the taker and given back; a name whose lease runs, and one whose holder
+     * kept a file log, are not touched.
      */
     @Test
     void aDeadNamesTransactionsAreFinishedByItsLogAndTheNameIsGivenBack() throws Exception {
         lease(dead, 4, "- interval '1 minute'");
         lease(alive, 1, "+ interval '1 hour'");
+        lease(fileLogged, 2, "- interval '1 minute'", "file");
         String decided = gtrid(dead, 17);
         String undecided = gtrid(dead, 18);
         String aborting = gtrid(dead, 19);
         String heuristic = gtrid(dead, 20);
         String endedBeforeDeath = gtrid(dead, 21);
         String aliveOwn = gtrid(alive, 22);
+        String fileLoggedOwn = gtrid(fileLogged, 23);
         PreparedBranches prepared = new PreparedBranches(endpoints);
         prepared.prepareOnBusiness(xid(dead, decided, "1"));
         prepared.prepareOnWorkflow(xid(dead, decided, "2"));
@@ -76,6 +80,7 @@ class PeerTakeoverTest {
         prepared.prepareOnBusiness(xid(dead, aborting, "5"));
         prepared.prepareOnBusiness(xid(dead, heuristic, "6"));
         prepared.prepareOnBusiness(xid(alive, aliveOwn, "7"));
+        prepared.prepareOnBusiness(xid(fileLogged, fileLoggedOwn, "8"));
         logRecord(dead, decided, "COMMITTING", 4);
         logRecord(dead, aborting, "ABORTING", 4);
         logRecord(dead, heuristic, "HEUR_MIXED", 4);
@@ -86,7 +91,7 @@ class PeerTakeoverTest {
 
         takeover("taker-" + suffix + ".tm").takeOverExpiredNames();
 
-        assertThat(preparedGtrids()).doesNotContain(decided, undecided, aborting).contains(heuristic, aliveOwn);
+        assertThat(preparedGtrids()).doesNotContain(decided, undecided, aborting).contains(heuristic, aliveOwn, fileLoggedOwn);
         assertThat(inDoubtRows()).as("only the decided transaction's business branch committed").isEqualTo(rowsBefore + 1);
         assertThat(actions(decided)).containsExactly("TAKEOVER_COMMIT_INTENDED", "TAKEOVER_COMMIT_COMMITTED",
                 "TAKEOVER_COMMIT_INTENDED", "TAKEOVER_COMMIT_COMMITTED");
@@ -96,6 +101,7 @@ class PeerTakeoverTest {
         assertThat(actions(heuristic)).isEmpty();
         assertThat(takenOver(dead)).isEqualTo(1);
         assertThat(takenOver(alive)).isZero();
+        assertThat(takenOver(fileLogged)).as("its decisions are in a file out of reach").isZero();
         assertThat(db.business().queryForList("select coordinator_id from tm_coordinator_log where tm_name = ?", String.class,
                 dead)).as("only the heuristic record is kept").containsExactly(heuristic);
         assertThat(db.business().queryForList("select gtrid || ' ' || status from recovery_intent where tm_name = ?"
@@ -152,9 +158,13 @@ class PeerTakeoverTest {
 
     /** A lease row as a node leaves it: {@code expiry} is relative to the database's clock. */
     private void lease(String name, long epoch, String expiry) {
+        lease(name, epoch, expiry, "database");
+    }
+
+    private void lease(String name, long epoch, String expiry, String logStore) {
         db.business().update("insert into recovery_node (tm_name, started_at, heartbeat_at, holder_location, instance_id,"
-                + " lease_expires_at, epoch) values (?, now() - interval '1 hour', now() - interval '2 minutes', ?, ?, now() "
-                + expiry + ", ?)", name, "host:/var/lib/" + name, "instance-" + name, epoch);
+                + " log_store, lease_expires_at, epoch) values (?, now() - interval '1 hour', now() - interval '2 minutes',"
+                + " ?, ?, ?, now() " + expiry + ", ?)", name, "host:/var/lib/" + name, "instance-" + name, logStore, epoch);
     }
 
     /** An Atomikos gtrid of {@code name}, begun a minute ago. */
