@@ -35,6 +35,7 @@ public class NodeIdentityConfiguration {
                 new JdbcTemplate(endpoints.business().plainDataSource()), endpoints.business().vendor(),
                 recovery.heartbeatTimeout());
         lease.acquire();
+        lease.renewEvery(recovery.heartbeatInterval());
         if (GroupCommitLogFactory.FILE.equals(GroupCommitLogFactory.storeOf(lockstep))) {
             // the name is ours now: no other instance can add rows while we look
             try {

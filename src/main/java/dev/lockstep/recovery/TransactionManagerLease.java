@@ -7,6 +7,9 @@ import dev.lockstep.transactions.xa.BeforeRecovery;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
@@ -40,6 +43,11 @@ public class TransactionManagerLease implements BeforeRecovery {
     private final LeaseStatements statements;
     private final String logStore;
     private long epoch;
+    private final ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "tm-lease-heartbeat");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     /** {@code logStore}: where this node keeps its coordinator log; a peer takes over only names whose log it can read. */
     public TransactionManagerLease(String tmName, String location, String logStore, JdbcTemplate business,
@@ -93,8 +101,24 @@ public class TransactionManagerLease implements BeforeRecovery {
                 epoch, duration);
     }
 
+    /**
+     * The heartbeat, from the moment the name is ours: a startup slower than the lease (a cold JVM on a busy host) must
+     * not let a peer take the name over from a node that is alive, and a drain keeps it until {@link #release()}.
+     */
+    public void renewEvery(Duration interval) {
+        heartbeat.scheduleWithFixedDelay(() -> {
+            try {
+                renewOrStop();
+            } catch (RuntimeException e) {
+                // the database out of reach: the next beat tries again; the lease runs out if it stays so
+                log.warn("lease heartbeat of {} failed: {}", tmName, e.toString());
+            }
+        }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     /** On an orderly stop: the name is free for another location at once (a crashed node's lease runs out instead). */
     public void release() {
+        heartbeat.shutdownNow();
         business.update(statements.release(), tmName, epoch);
     }
 
@@ -106,7 +130,7 @@ public class TransactionManagerLease implements BeforeRecovery {
         return business.update(statements.renew(), duration.toSeconds(), tmName, epoch) == 1;
     }
 
-    /** The heartbeat: {@link #renew()}, and a fenced node stops. */
+    /** One beat: {@link #renew()}, and a fenced node stops. */
     void renewOrStop() {
         if (!renew()) {
             FencedNode.stop(tmName, epoch, business.queryForObject("select epoch from recovery_node where tm_name = ?",

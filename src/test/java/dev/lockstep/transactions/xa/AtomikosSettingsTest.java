@@ -38,13 +38,13 @@ class AtomikosSettingsTest {
                 .hasSize(11);
     }
 
-    /** Nodes in external mode keep no state of their own unless told to: the log is the business database's. */
+    /** The file log unless the database is chosen, in external mode too. */
     @Test
-    void externalModeKeepsTheCoordinatorLogInTheDatabaseUnlessTheFileIsChosen() {
+    void theDatabaseLogReachesAtomikosWhenChosen() {
         assertThat(AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of("lockstep.mode", "external"))))
-                .containsEntry("lockstep.tm.log", "database");
+                .containsEntry("lockstep.tm.log", "file");
         assertThat(AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of("lockstep.mode", "external",
-                "lockstep.tm.log", "file")))).containsEntry("lockstep.tm.log", "file");
+                "lockstep.tm.log", "database")))).containsEntry("lockstep.tm.log", "database");
     }
 
     @Test

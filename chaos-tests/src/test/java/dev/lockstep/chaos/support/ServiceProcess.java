@@ -49,10 +49,10 @@ public final class ServiceProcess {
     };
 
     /**
-     * Where the service keeps its coordinator log (lockstep.tm.log): {@code database}, external mode's default and what CI
-     * runs, or {@code file} with {@code -Dchaos.tmLog=file}; the scenarios are the same for both.
+     * Where the service keeps its coordinator log (lockstep.tm.log): {@code file}, the default and what CI runs, or
+     * {@code database} with {@code -Dchaos.tmLog=database}; the scenarios are the same for both.
      */
-    public static final String TM_LOG = System.getProperty("chaos.tmLog", "database");
+    public static final String TM_LOG = System.getProperty("chaos.tmLog", "file");
 
     /** The switch of the engine's job executor (timer firings); off unless the harness's settings turn it on. */
     public static final String JOBS_ENABLED = "--lockstep.engine.jobs.enabled=";
