@@ -152,6 +152,41 @@ public final class ServiceProcess {
         jvm.kill9();
     }
 
+    /** The JVM's process id, e.g. to send it a signal ({@link #signal}). */
+    public long pid() {
+        return jvm.pid();
+    }
+
+    /** Sends {@code signal} ({@code STOP}, {@code CONT}, {@code TERM}) to the JVM with kill(1). */
+    public void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(jvm.pid())).redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + jvm.pid() + " failed: " + output);
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits until the readiness probe answers 200: the node takes traffic (docs/operations.md). */
+    public void awaitReady(Duration timeout) {
+        jvm.awaitAnswer("/actuator/health/readiness", timeout, status -> status == 200);
+    }
+
+    /** Everything the current JVM printed so far. */
+    public String output() {
+        return jvm.output();
+    }
+
+    public int httpPort() {
+        return httpPort;
+    }
+
     /** A normal shutdown between scenarios. */
     public void stop() {
         if (jvm != null) {
