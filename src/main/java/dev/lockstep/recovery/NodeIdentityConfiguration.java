@@ -33,6 +33,8 @@ public class NodeIdentityConfiguration {
                 new JdbcTemplate(endpoints.business().plainDataSource()), endpoints.business().vendor(),
                 recovery.heartbeatTimeout());
         lease.acquire();
+        // the heartbeat (NodeRegistry) runs only once the application has started; until then this keeps the lease
+        lease.renewWhileStarting(recovery.heartbeatInterval());
         return lease;
     }
 

@@ -7,6 +7,9 @@ import dev.lockstep.transactions.xa.BeforeRecovery;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
@@ -39,6 +42,7 @@ public class TransactionManagerLease implements BeforeRecovery {
     private final Duration duration;
     private final LeaseStatements statements;
     private long epoch;
+    private ScheduledExecutorService startupRenewal; // guarded by this
 
     public TransactionManagerLease(String tmName, String location, JdbcTemplate business, DatabaseVendor vendor,
             Duration duration) {
@@ -90,8 +94,43 @@ public class TransactionManagerLease implements BeforeRecovery {
                 epoch, duration);
     }
 
+    /**
+     * Renews the lease every {@code interval} from now until the heartbeat ({@link #renewOrStop()}) first runs. The
+     * heartbeat is a scheduled task, and scheduled tasks start only once the application has started; a start that
+     * takes longer than the lease (migrations, the startup recovery pass, a busy machine) would otherwise let the lease
+     * of a live, starting node run out, a peer would take its name over ({@code PeerTakeover}) and the node would be
+     * fenced before it served anything. A renewal refused here means the name was taken: the node stops.
+     */
+    public synchronized void renewWhileStarting(Duration interval) {
+        if (startupRenewal != null) {
+            return;
+        }
+        startupRenewal = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "lockstep-lease-startup-renewal");
+            thread.setDaemon(true);
+            return thread;
+        });
+        startupRenewal.scheduleWithFixedDelay(() -> {
+            try {
+                if (!renewOrFence()) {
+                    stopStartupRenewal();
+                }
+            } catch (RuntimeException e) {
+                log.warn("could not renew the lease on {} while starting: {}", tmName, e.toString());
+            }
+        }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized void stopStartupRenewal() {
+        if (startupRenewal != null) {
+            startupRenewal.shutdownNow();
+            startupRenewal = null;
+        }
+    }
+
     /** On an orderly stop: the name is free for another location at once (a crashed node's lease runs out instead). */
     public void release() {
+        stopStartupRenewal();
         business.update(statements.release(), tmName, epoch);
     }
 
@@ -103,12 +142,20 @@ public class TransactionManagerLease implements BeforeRecovery {
         return business.update(statements.renew(), duration.toSeconds(), tmName, epoch) == 1;
     }
 
-    /** The heartbeat: {@link #renew()}, and a fenced node stops. */
+    /** The heartbeat: {@link #renew()}, and a fenced node stops. From its first run on, the startup renewal is not needed. */
     void renewOrStop() {
-        if (!renew()) {
-            FencedNode.stop(tmName, epoch, business.queryForObject("select epoch from recovery_node where tm_name = ?",
-                    Long.class, tmName));
+        stopStartupRenewal();
+        renewOrFence();
+    }
+
+    /** Renews; when the name was taken the node stops ({@link FencedNode}) and this answers false. */
+    private boolean renewOrFence() {
+        if (renew()) {
+            return true;
         }
+        FencedNode.stop(tmName, epoch, business.queryForObject("select epoch from recovery_node where tm_name = ?",
+                Long.class, tmName));
+        return false;
     }
 
     /** The lease's statements by vendor: the database's clock decides expiry, so every node compares against one clock. */
