@@ -91,7 +91,7 @@ public final class ChaosHarness implements AutoCloseable {
             "halt-before-terminated-record.btm", "halt-between-local-commits.btm", "halt-repair-before-commit-decision.btm",
             "halt-repair-after-commit-decision.btm", "pause-after-commit-decision.btm");
 
-    /** Hold the committing thread 30 s right after its commit decision is logged, both branches prepared (scenario 151). */
+    /** Hold the committing thread 5 s right after its commit decision is logged, both branches prepared (scenario 151). */
     public static final String PAUSE_AFTER_DECISION_RULE = "pause-after-commit-decision.btm";
 
     /** The rollback phase: workflow rollback held, halt at the business branch's rollback call (scenarios 45, 61-65). */
