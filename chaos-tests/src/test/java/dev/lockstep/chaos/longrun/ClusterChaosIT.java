@@ -455,7 +455,7 @@ class ClusterChaosIT extends ChaosSuite {
     /** Requests that, as their client saw it, failed on some attempt: no answer, or a 5xx. */
     private static List<String> clientFailures(List<Request> requests) {
         return requests.stream().filter(r -> Stream.concat(r.earlier().stream(), Stream.of(r.answer()))
-                .anyMatch(a -> !a.answered() || a.status() >= 500)).map(Request::toString).toList();
+                .anyMatch(a -> !a.answered() || a.status() >= 500)).map(r -> r + "; earlier answers: " + r.earlier()).toList();
     }
 
     private static Verdicts verdicts() throws SQLException {
