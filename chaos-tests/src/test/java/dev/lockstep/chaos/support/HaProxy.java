@@ -64,6 +64,11 @@ public final class HaProxy implements AutoCloseable {
                     # above the clients' own 90 s: a request held on a lock answers before HAProxy gives up
                     timeout server 120s
                     timeout check 2s
+                    # a new server connection for every request: HAProxy reuses an idle server connection only with the
+                    # understanding that when the server closes it under the request (a node stopping), the client
+                    # connection is closed without an answer so that the client resends (http-reuse safe), which no client
+                    # does for a POST; on a fresh connection the failure is HAProxy's to retry (seen in ClusterChaosIT 152)
+                    option http-server-close
                     # a request whose connection failed, or that got no answer at all, is sent again to another node
                     retries 2
                     option redispatch 1
