@@ -13,8 +13,10 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -181,23 +183,45 @@ final class DatabaseLogRepository implements GroupCommitRepository {
     }
 
     /**
-     * Retention: queued records are committed, then this name's TERMINATED rows are deleted — the decision they
-     * record is carried out, and nobody needs them to recover. Keeping them longer would make the table grow with
-     * every transaction (Atomikos logs COMMITTING and TERMINATED even for one-phase ones); the audit trail and the
-     * intent journal are where history is kept.
+     * A checkpoint leaves the table holding this name's live records and nothing else, as the file log's checkpoint
+     * rewrites the file with them: queued records are committed, then every other row of the name is deleted, a
+     * TERMINATED one (its decision is carried out) as well as one Atomikos forgot without writing TERMINATED (a
+     * COMMITTING record whose branches its recovery found gone). Keeping them would make the table grow with every
+     * transaction (Atomikos logs COMMITTING and TERMINATED even for one-phase ones) and show finished transactions as
+     * undone; the audit trail and the intent journal are where history is kept. Safe against a concurrent decision:
+     * Atomikos takes its live records and puts new ones under one lock ({@code CachedRepository}), so a row written
+     * after the snapshot was put after the checkpoint began and is still queued here.
      */
     @Override
     public void writeCheckpoint(Collection<PendingTransactionRecord> liveRecords) throws LogWriteException {
+        Set<String> live = new HashSet<>();
+        liveRecords.forEach(record -> live.add(record.id));
         synchronized (forceLock) {
             if (fenced) {
                 return;
             }
             writeQueued();
-            try (Connection connection = target.dataSource().getConnection();
-                    PreparedStatement delete = connection.prepareStatement(statements.deleteTerminated())) {
+            try (Connection connection = target.dataSource().getConnection()) {
                 connection.setAutoCommit(false);
-                statements.bindDeleteTerminated(delete, target.tmName(), target.epoch());
-                delete.executeUpdate();
+                List<String> gone = new ArrayList<>();
+                try (PreparedStatement read = connection.prepareStatement(
+                        "select coordinator_id from tm_coordinator_log where tm_name = ?")) {
+                    read.setString(1, target.tmName());
+                    try (ResultSet rows = read.executeQuery()) {
+                        while (rows.next()) {
+                            if (!live.contains(rows.getString(1))) {
+                                gone.add(rows.getString(1));
+                            }
+                        }
+                    }
+                }
+                try (PreparedStatement delete = connection.prepareStatement(statements.deleteNotLive())) {
+                    for (String coordinator : gone) {
+                        statements.bindDeleteNotLive(delete, target.tmName(), coordinator, target.epoch());
+                        delete.addBatch();
+                    }
+                    delete.executeBatch();
+                }
                 connection.commit();
             } catch (SQLException e) {
                 throw new LogWriteException(e);
@@ -282,8 +306,8 @@ final class DatabaseLogRepository implements GroupCommitRepository {
             }
 
             @Override
-            String deleteTerminated() {
-                return "delete from tm_coordinator_log where tm_name = ? and state = 'TERMINATED'"
+            String deleteNotLive() {
+                return "delete from tm_coordinator_log where tm_name = ? and coordinator_id = ?"
                         + " and exists (select 1 from recovery_node where tm_name = ? and epoch = ? for share)";
             }
         },
@@ -316,8 +340,8 @@ final class DatabaseLogRepository implements GroupCommitRepository {
             }
 
             @Override
-            String deleteTerminated() {
-                return "delete from tm_coordinator_log where tm_name = ? and state = 'TERMINATED'"
+            String deleteNotLive() {
+                return "delete from tm_coordinator_log where tm_name = ? and coordinator_id = ?"
                         + " and exists (select 1 from recovery_node where tm_name = ? and epoch = ?)";
             }
         };
@@ -329,12 +353,14 @@ final class DatabaseLogRepository implements GroupCommitRepository {
                 throws SQLException;
 
         /** Arguments: name, name, epoch. */
-        abstract String deleteTerminated();
+        /** Deletes one row of the name that is no longer live, unless a newer epoch holds the name. */
+        abstract String deleteNotLive();
 
-        void bindDeleteTerminated(PreparedStatement delete, String tmName, long epoch) throws SQLException {
+        void bindDeleteNotLive(PreparedStatement delete, String tmName, String coordinatorId, long epoch) throws SQLException {
             delete.setString(1, tmName);
-            delete.setString(2, tmName);
-            delete.setLong(3, epoch);
+            delete.setString(2, coordinatorId);
+            delete.setString(3, tmName);
+            delete.setLong(4, epoch);
         }
     }
 }

@@ -73,8 +73,11 @@ class DatabaseLogRepositoryTest {
         assertThat(open().getAllCoordinatorLogEntries()).as("a restart reads the live records")
                 .extracting(record -> record.id + ":" + record.state).containsExactly("b:COMMITTING");
 
+        log.put("c", record("c", TxState.COMMITTING));
+        log.forceAppended();
         log.writeCheckpoint(List.of(record("b", TxState.COMMITTING)));
-        assertThat(rows()).as("the checkpoint deletes TERMINATED rows").isEqualTo(Map.of("b", "COMMITTING@7"));
+        assertThat(rows()).as("the checkpoint keeps the live records alone: a's TERMINATED row goes, and c's, which"
+                + " Atomikos forgot without TERMINATED").isEqualTo(Map.of("b", "COMMITTING@7"));
     }
 
     /** Expected: an idle node's TERMINATED record reaches the table by the lazy flush, without a force or a later decision. */
