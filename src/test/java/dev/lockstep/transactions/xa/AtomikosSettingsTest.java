@@ -34,7 +34,17 @@ class AtomikosSettingsTest {
                 .containsEntry("com.atomikos.icatch.max_actives", "-1")
                 .containsEntry("com.atomikos.icatch.throw_on_heuristic", "true")
                 .containsEntry("com.atomikos.icatch.threaded_2pc", "true")
-                .hasSize(10);
+                .containsEntry("lockstep.tm.log", "file")
+                .hasSize(11);
+    }
+
+    /** The file log unless the database is chosen, in external mode too. */
+    @Test
+    void theDatabaseLogReachesAtomikosWhenChosen() {
+        assertThat(AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of("lockstep.mode", "external"))))
+                .containsEntry("lockstep.tm.log", "file");
+        assertThat(AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of("lockstep.mode", "external",
+                "lockstep.tm.log", "database")))).containsEntry("lockstep.tm.log", "database");
     }
 
     @Test
