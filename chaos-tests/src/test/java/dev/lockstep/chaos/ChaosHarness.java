@@ -6,6 +6,7 @@ import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
+import dev.lockstep.chaos.support.Pause;
 import dev.lockstep.chaos.support.PostgresServer;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
 import dev.lockstep.chaos.support.ServiceProcess;
@@ -917,12 +918,7 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     public static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        Pause.sleep(millis);
     }
 
     /** Polls {@code condition} every 100 ms; fails with {@code failure} once {@code timeout} has passed. */

@@ -159,7 +159,7 @@ public final class HaProxy implements AutoCloseable {
                 throw new AssertionError("HAProxy has " + server + " " + status(server) + ", not " + (up ? "UP" : "DOWN")
                         + ", after " + timeout);
             }
-            sleep(200);
+            Pause.sleep(200);
         }
     }
 
@@ -170,15 +170,6 @@ public final class HaProxy implements AutoCloseable {
                 + backend.getOrDefault("wredis", "?") + ", responses 5xx " + backend.getOrDefault("hrsp_5xx", "?")
                 + ", connection errors (econ) " + backend.getOrDefault("econ", "?") + ", response errors (eresp) "
                 + backend.getOrDefault("eresp", "?");
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override
