@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.FencedNode;
+import dev.lockstep.recovery.PreparedBranches;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.SecondNode;
@@ -42,6 +43,8 @@ class CoordinatorLogInDatabaseTest {
     @AfterEach
     void stopTheNodes() {
         nodes.forEach(node -> node.jvm().stop(Duration.ofSeconds(30)));
+        // a failed test must not leave the branches of its halted nodes to the next test class's nodes
+        PreparedBranches.rollBackAll(db.business(), db.workflow());
     }
 
     /**
@@ -136,8 +139,10 @@ class CoordinatorLogInDatabaseTest {
                 .as("the node halts inside the submit").isNotNull();
         assertThat(nodes.get(0).jvm().awaitExit(Duration.ofSeconds(60))).isTrue();
         String gtrid = gtridOf(deadName, application);
-        assertThat(logRow(deadName, gtrid)).isEqualTo("COMMITTING@" + epoch);
-        assertThat(prepared(gtrid)).as("both branches prepared").isEqualTo(2);
+        String row = logRow(deadName, gtrid);
+        if (!row.equals("none")) { // else the peer was quicker than this thread: the audit below says what it found
+            assertThat(row).isEqualTo("COMMITTING@" + epoch);
+        }
 
         java.time.Instant expiry = db.business().queryForObject("select lease_expires_at from recovery_node where tm_name = ?",
                 java.sql.Timestamp.class, deadName).toInstant();
@@ -157,8 +162,11 @@ class CoordinatorLogInDatabaseTest {
         assertThat(db.business().queryForObject("select status from recovery_intent where gtrid = ?", String.class, gtrid))
                 .isEqualTo("COMMITTED");
         assertThat(db.business().queryForList("select action from recovery_audit where actor = 'peer-takeover' and gtrid = ?"
-                + " order by seq", String.class, gtrid)).containsExactly("TAKEOVER_COMMIT_INTENDED", "TAKEOVER_COMMIT_COMMITTED",
-                "TAKEOVER_COMMIT_INTENDED", "TAKEOVER_COMMIT_COMMITTED");
+                + " order by seq", String.class, gtrid)).as("both branches were prepared and are committed").containsExactly(
+                "TAKEOVER_COMMIT_INTENDED", "TAKEOVER_COMMIT_COMMITTED", "TAKEOVER_COMMIT_INTENDED", "TAKEOVER_COMMIT_COMMITTED");
+        assertThat(db.business().queryForList("select detail from recovery_audit where actor = 'peer-takeover' and gtrid = ?"
+                + " and action = 'TAKEOVER_COMMIT_INTENDED'", String.class, gtrid))
+                .as("the submit's decision was in the table").allMatch(detail -> detail.endsWith("the coordinator log holds COMMITTING"));
         assertThat(db.business().queryForObject("select count(*) from recovery_audit where action = 'TM_NAME_TAKEN_OVER'"
                 + " and detail like ?", Integer.class, deadName + " taken over by " + peerName + " under lease epoch %"))
                 .isEqualTo(1);
@@ -237,6 +245,8 @@ class CoordinatorLogInDatabaseTest {
     private static List<String> settings(Path home, String heartbeat) {
         return List.of("--lockstep.tm.log=database", "--lockstep.tm.log-dir=" + home.resolve("atomikos"),
                 "--lockstep.recovery.heartbeat-interval=" + heartbeat,
+                // the engine's job executor commits JTA transactions of its own: the halt must catch the submit's decision
+                "--lockstep.engine.jobs.enabled=false",
                 "--lockstep.security.users[1].name=alice", "--lockstep.security.users[1].password={noop}" + Api.DEMO_PASSWORD,
                 "--lockstep.security.users[1].roles[0]=APPLICANT");
     }
