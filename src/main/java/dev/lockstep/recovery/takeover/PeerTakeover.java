@@ -19,12 +19,14 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -41,8 +43,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * its outcome and its log record is forgotten, under the taker's epoch, once no branch of it is left. The name is then
  * given back (its lease ends), so the node itself can return under it.
  *
- * <p>Runs on every node ({@code @Scheduled}), not through the cluster scheduler: a takeover must not wait for a job row
- * the dead node may have held; the compare-and-set decides which node does it.
+ * <p>Runs on every node whose own log is the database, on a thread of its own ({@link #runEvery}): not through the
+ * cluster scheduler, since a takeover must not wait for a job row the dead node may have held, and not on Spring's one
+ * scheduling thread, where a takeover that waits would also stop the in-doubt scans health depends on (seen in CI); a
+ * node with the file log does not join in. The compare-and-set decides which node does it.
  */
 public class PeerTakeover {
 
@@ -61,6 +65,12 @@ public class PeerTakeover {
     private final Clock clock;
     private final Counter takeovers;
     private final MeterRegistry meters;
+
+    private final ScheduledExecutorService passes = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "peer-takeover");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     public PeerTakeover(String selfTm, String location, List<BranchStore> stores, DataSource business, DatabaseVendor vendor,
             AuditTrail audit, Duration lease, Clock clock, MeterRegistry meters) {
@@ -83,8 +93,6 @@ public class PeerTakeover {
      * One pass: the names whose lease has run out that still have prepared branches or pending log records are taken
      * over one after the other. Nothing is scanned while no lease has run out.
      */
-    @Scheduled(fixedDelayString = "${lockstep.recovery.takeover-interval:10s}",
-            initialDelayString = "${lockstep.recovery.takeover-interval:10s}")
     public void takeOverExpiredNames() {
         try {
             Map<String, Long> expired = new HashMap<>();
@@ -107,6 +115,17 @@ public class PeerTakeover {
             // the next pass tries again; a takeover half done is finished by it (the log and the branches are still there)
             log.warn("peer takeover pass failed: {}", e.toString());
         }
+    }
+
+    /** Starts the passes, every {@code interval} after the first one an interval from now. */
+    public void runEvery(Duration interval) {
+        passes.scheduleWithFixedDelay(this::takeOverExpiredNames, interval.toMillis(), interval.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops the passes (a pass under way is interrupted; the next holder of a name it took finishes the name). */
+    public void stop() {
+        passes.shutdownNow();
     }
 
     /** Takes {@code name} over and finishes its transactions; false when another node took it first or its holder came back. */
