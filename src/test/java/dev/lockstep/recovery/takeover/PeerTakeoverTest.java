@@ -13,11 +13,14 @@ import dev.lockstep.support.TestDatabases;
 import dev.lockstep.transactions.xa.DecodedXid;
 import dev.lockstep.transactions.xa.PgGidCodec;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import javax.transaction.xa.Xid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -138,6 +141,38 @@ class PeerTakeoverTest {
         assertThat(preparedGtrids()).doesNotContain(undecided);
         assertThat(actions(undecided)).containsExactly("TAKEOVER_ROLLBACK_INTENDED", "TAKEOVER_ROLLBACK_ROLLED_BACK",
                 "TAKEOVER_ROLLBACK_INTENDED", "TAKEOVER_ROLLBACK_ROLLED_BACK");
+    }
+
+    /**
+     * Expected: while another transaction holds the dead name's lease row, a pass gives up after the recovery pool's
+     * lock timeout (it returns, the name is not taken, its branch stays prepared) instead of holding the takeover thread
+     * as long as the holder; once the row is free, the next pass takes it.
+     */
+    @Test
+    void aPassThatWaitsForALockGivesUpAndTheNextOneTakesTheName() throws Exception {
+        lease(dead, 3, "- interval '1 minute'");
+        String undecided = gtrid(dead, 41);
+        new PreparedBranches(endpoints).prepareOnBusiness(xid(dead, undecided, "1"));
+        PeerTakeover taker = takeover("waiter-" + suffix + ".tm");
+
+        try (Connection holder = business.getConnection()) {
+            holder.setAutoCommit(false);
+            try (PreparedStatement lock = holder.prepareStatement("select epoch from recovery_node where tm_name = ? for update")) {
+                lock.setString(1, dead);
+                lock.executeQuery().close();
+            }
+            CompletableFuture<Void> pass = CompletableFuture.runAsync(taker::takeOverExpiredNames);
+            pass.get(60, TimeUnit.SECONDS);
+            assertThat(takenOver(dead)).as("not taken while its row was held").isZero();
+            assertThat(preparedGtrids()).contains(undecided);
+            holder.rollback();
+        }
+
+        taker.takeOverExpiredNames();
+        assertThat(takenOver(dead)).isEqualTo(1);
+        assertThat(db.business().queryForObject("select epoch from recovery_node where tm_name = ?", Long.class, dead))
+                .isEqualTo(4);
+        assertThat(preparedGtrids()).doesNotContain(undecided);
     }
 
     private PeerTakeover takeover(String self) {

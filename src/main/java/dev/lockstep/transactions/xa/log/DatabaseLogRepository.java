@@ -352,7 +352,6 @@ final class DatabaseLogRepository implements GroupCommitRepository {
         abstract void bindWrite(PreparedStatement write, String tmName, long epoch, PendingTransactionRecord record)
                 throws SQLException;
 
-        /** Arguments: name, name, epoch. */
         /** Deletes one row of the name that is no longer live, unless a newer epoch holds the name. */
         abstract String deleteNotLive();
 
