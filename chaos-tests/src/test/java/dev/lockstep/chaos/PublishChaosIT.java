@@ -185,7 +185,7 @@ class PublishChaosIT extends ChaosSuite {
         s.useCase = "final decision → publish";
         ensureCatalog(fault.catalogAnswerDelay());
         h.ensureService(Timeouts.SHORT);
-        assertThat(count(h.business, "select count(*) from outbox_event where event_status <> 'PUBLISHED'", null))
+        assertThat(awaitNothingUnpublished())
                 .as("every earlier event is published, so the armed rule can only meet this scenario's").isZero();
 
         Subject subject = CrashedUseCase.FINAL_DECISION.prepare(h.client, "chaos use case");
@@ -297,6 +297,17 @@ class PublishChaosIT extends ChaosSuite {
             }
             ChaosHarness.sleep(250);
         }
+    }
+
+    /** Unpublished events left once the running publisher had its window: an earlier scenario that failed at its halt leaves one for it. */
+    private static long awaitNothingUnpublished() {
+        long deadline = System.nanoTime() + PUBLISH_WINDOW.toNanos();
+        long unpublished = count(h.business, "select count(*) from outbox_event where event_status <> 'PUBLISHED'", null);
+        while (unpublished > 0 && System.nanoTime() < deadline) {
+            ChaosHarness.sleep(250);
+            unpublished = count(h.business, "select count(*) from outbox_event where event_status <> 'PUBLISHED'", null);
+        }
+        return unpublished;
     }
 
     private static PublishState awaitPublished(long app) {

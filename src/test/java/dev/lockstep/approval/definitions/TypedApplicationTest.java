@@ -395,10 +395,7 @@ class TypedApplicationTest {
         assertAgree(id, process, "APPROVING", "ACTIVE", List.of("managerApproval"));
     }
 
-    /**
-     * Both databases tell the same story: the application's status and its binding's against whether the engine's
-     * process still runs, and the engine's open tasks are exactly the projection's open rows.
-     */
+    /** A FULL run opened no incident and made no repair on these applications. */
     private void assertReconciliationFoundNothingFor(List<Long> applications) {
         for (long id : applications) {
             assertThat(db.business().queryForObject("select count(*) from reconciliation_incident where application_id = ?", Integer.class, id))
@@ -408,6 +405,10 @@ class TypedApplicationTest {
         }
     }
 
+    /**
+     * Both databases tell the same story: the application's status and its binding's against whether the engine's
+     * process still runs, and the engine's open tasks are exactly the projection's open rows.
+     */
     private void assertAgree(long id, String process, String approvalStatus, String bindingStatus, List<String> openSteps) {
         assertThat(db.business().queryForObject("select approval_status from application where id = ?", String.class, id))
                 .isEqualTo(approvalStatus);
