@@ -72,6 +72,10 @@ class DatabaseLogRepositoryTest {
 
         assertThat(open().getAllCoordinatorLogEntries()).as("a restart reads the live records")
                 .extracting(record -> record.id + ":" + record.state).containsExactly("b:COMMITTING");
+        PendingTransactionRecord readBack = open().getAllCoordinatorLogEntries().iterator().next();
+        assertThat(readBack.toRecord()).as("read back as written").isEqualTo(record("b", TxState.COMMITTING).toRecord());
+        assertThat(readBack.isLocalRoot("lockstep-test.tm")).as("a root transaction of this name, which recovery replays")
+                .isTrue();
 
         log.put("c", record("c", TxState.COMMITTING));
         log.forceAppended();
