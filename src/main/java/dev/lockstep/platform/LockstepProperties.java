@@ -39,8 +39,8 @@ public record LockstepProperties(
      * {@code parallelCommit}: prepare and commit a transaction's branches at once, each on a thread of
      * the transaction manager, instead of one after the other on the committing thread.
      * {@code transactionMode}: XA; LOCAL only as the chaos suite's negative control ({@link TransactionMode}).
-     * {@code log}: where the coordinator log is kept, {@code file} (unset) or {@code database}
-     * ({@code GroupCommitLogFactory.storeOf}).
+     * {@code log}: where the coordinator log is kept, {@code file} or {@code database}; unset, the database in external
+     * mode and a file otherwise ({@code GroupCommitLogFactory.storeOf}).
      */
     public record Tm(
             @DefaultValue("lockstep-1.tm") String uniqueName,

@@ -38,13 +38,13 @@ class AtomikosSettingsTest {
                 .hasSize(11);
     }
 
-    /** The file log unless the database is chosen, in external mode too. */
+    /** Nodes in external mode keep no state of their own unless told to: the log is the business database's. */
     @Test
-    void theDatabaseLogReachesAtomikosWhenChosen() {
+    void externalModeKeepsTheCoordinatorLogInTheDatabaseUnlessTheFileIsChosen() {
         assertThat(AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of("lockstep.mode", "external"))))
-                .containsEntry("lockstep.tm.log", "file");
+                .containsEntry("lockstep.tm.log", "database");
         assertThat(AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of("lockstep.mode", "external",
-                "lockstep.tm.log", "database")))).containsEntry("lockstep.tm.log", "database");
+                "lockstep.tm.log", "file")))).containsEntry("lockstep.tm.log", "file");
     }
 
     @Test

@@ -124,6 +124,7 @@ class XaStartupChecksTest {
     @Test
     void externalModeWithoutAConfiguredLogDirectory() {
         Map<String, String> unset = new HashMap<>();
+        unset.put("lockstep.tm.log", "file");
         unset.put("lockstep.tm.log-dir", null);
 
         StartupCheckFailure failure = startupFailure(unset);
@@ -171,9 +172,19 @@ class XaStartupChecksTest {
                 .hasMessageContaining("lockstep.tm.log=file");
     }
 
+    /** External mode keeps its coordinator log in the database unless told otherwise: no directory is asked for. */
+    @Test
+    void externalModeDefaultsToTheDatabaseLog() {
+        Map<String, String> overrides = new HashMap<>();
+        overrides.put("lockstep.tm.log-dir", null);
+        overrides.put("lockstep.db.workflow.url", "");
+
+        assertThat(startupFailure(overrides).setting()).isEqualTo("lockstep.db.workflow.url");
+    }
+
     @Test
     void externalModeWithARelativeLogDirectory() {
-        StartupCheckFailure failure = startupFailure(Map.of("lockstep.tm.log-dir", "var/atomikos"));
+        StartupCheckFailure failure = startupFailure(Map.of("lockstep.tm.log", "file", "lockstep.tm.log-dir", "var/atomikos"));
 
         assertThat(failure.setting()).isEqualTo("lockstep.tm.log-dir");
         assertThat(failure).hasMessageContaining("is the relative path var/atomikos");

@@ -49,10 +49,10 @@ public final class ServiceProcess {
     };
 
     /**
-     * Where the service keeps its coordinator log (lockstep.tm.log): {@code file}, the default and what CI runs, or
-     * {@code database} with {@code -Dchaos.tmLog=database}; the scenarios are the same for both.
+     * Where the service keeps its coordinator log (lockstep.tm.log): {@code database}, external mode's default and what CI
+     * runs, or {@code file} with {@code -Dchaos.tmLog=file}; the scenarios are the same for both.
      */
-    public static final String TM_LOG = System.getProperty("chaos.tmLog", "file");
+    public static final String TM_LOG = System.getProperty("chaos.tmLog", "database");
     /** The coordinator log setting; a harness that needs one store whatever the run's (the cluster's) sets it itself. */
     public static final String TM_LOG_SETTING = "--lockstep.tm.log=";
 

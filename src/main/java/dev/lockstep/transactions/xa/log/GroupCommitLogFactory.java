@@ -33,11 +33,11 @@ public final class GroupCommitLogFactory implements OltpLogFactory {
     public static final String BASE_NAME = "lockstep-tm";
 
     /**
-     * The store {@code lockstep.tm.log} names, by default a file under {@code lockstep.tm.log-dir}. (The database log is
-     * to become external mode's default once the whole chaos suite passes on it: docs/operations.md.)
+     * The store {@code lockstep.tm.log} names, or by default the business database in external mode, where nodes
+     * come and go and must keep no state of their own, and a file under {@code lockstep.home} for the embedded demo.
      */
     public static String storeOf(LockstepProperties properties) {
-        return storeOf(properties.tm().log());
+        return storeOf(properties.tm().log(), properties.mode() == LockstepProperties.Mode.EXTERNAL);
     }
 
     /**
@@ -69,8 +69,11 @@ public final class GroupCommitLogFactory implements OltpLogFactory {
         }
     }
 
-    static String storeOf(String configured) {
-        return configured != null ? configured : FILE;
+    static String storeOf(String configured, boolean externalMode) {
+        if (configured != null) {
+            return configured;
+        }
+        return externalMode ? DATABASE : FILE;
     }
 
     @Override
