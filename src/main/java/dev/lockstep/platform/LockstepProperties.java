@@ -39,6 +39,8 @@ public record LockstepProperties(
      * {@code parallelCommit}: prepare and commit a transaction's branches at once, each on a thread of
      * the transaction manager, instead of one after the other on the committing thread.
      * {@code transactionMode}: XA; LOCAL only as the chaos suite's negative control ({@link TransactionMode}).
+     * {@code log}: where the coordinator log is kept, {@code file} or {@code database}; unset, the database in external
+     * mode and a file otherwise ({@code GroupCommitLogFactory.storeOf}).
      */
     public record Tm(
             @DefaultValue("lockstep-1.tm") String uniqueName,
@@ -48,7 +50,8 @@ public record LockstepProperties(
             @DefaultValue("10s") Duration recoveryDelay,
             Path propertiesFile,
             @DefaultValue("true") boolean parallelCommit,
-            @DefaultValue("XA") TransactionMode transactionMode) {
+            @DefaultValue("XA") TransactionMode transactionMode,
+            String log) {
     }
 
     public record Db(DatabaseSettings business, DatabaseSettings workflow, DatabaseSettings single) {

@@ -9,8 +9,9 @@ import java.util.Map;
 
 /**
  * This node's Atomikos recovery log, read through the only door the open-source build has
- * ({@link Configuration#getRecoveryLog()}). Other nodes' logs are on their disks: for their XIDs
- * the decision is unknown here.
+ * ({@link Configuration#getRecoveryLog()}): the file or, with {@code lockstep.tm.log=database}, the
+ * in-memory copy of this name's rows of {@code tm_coordinator_log}. Other nodes' records are on their
+ * disks or under their names in that table: for their XIDs the decision is unknown here.
  */
 public class CoordinatorLog {
 

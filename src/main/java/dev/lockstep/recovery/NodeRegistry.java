@@ -8,25 +8,21 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.scheduling.annotation.Scheduled;
 
 /**
- * Which transaction managers are alive. Every node renews a heartbeat row (its name's lease) in the business
- * database; a node whose heartbeat is older than the timeout is gone, and so is its recovery log as
- * far as this node can tell.
+ * Which transaction managers are alive. Every node renews a heartbeat row (its name's lease, {@link
+ * TransactionManagerLease#renewEvery}) in the business database; a node whose heartbeat is older than the timeout is
+ * gone, and so is its recovery log as far as this node can tell.
  */
 public class NodeRegistry {
 
     private final String selfTm;
-    private final TransactionManagerLease lease;
     private final JdbcTemplate business;
     private final RecoveryProperties properties;
     private final Clock clock;
 
-    NodeRegistry(String selfTm, TransactionManagerLease lease, JdbcTemplate business, RecoveryProperties properties,
-            Clock clock) {
+    NodeRegistry(String selfTm, JdbcTemplate business, RecoveryProperties properties, Clock clock) {
         this.selfTm = selfTm;
-        this.lease = lease;
         this.business = business;
         this.properties = properties;
         this.clock = clock;
@@ -34,12 +30,6 @@ public class NodeRegistry {
 
     public String selfTm() {
         return selfTm;
-    }
-
-    /** The heartbeat is the renewal of this node's lease on its name (taken at startup). */
-    @Scheduled(fixedDelayString = "${lockstep.recovery.heartbeat-interval:10s}")
-    public void heartbeat() {
-        lease.renew();
     }
 
     /** Every node we know of (configured or ever seen) with its last heartbeat, if any. */

@@ -56,9 +56,9 @@ public class RecoveryConfiguration {
     }
 
     @Bean
-    NodeRegistry nodeRegistry(LockstepProperties lockstep, RecoveryProperties properties, TransactionManagerLease lease,
+    NodeRegistry nodeRegistry(LockstepProperties lockstep, RecoveryProperties properties,
             @Qualifier("recoveryBusinessDataSource") HikariDataSource business) {
-        return new NodeRegistry(lockstep.tm().uniqueName(), lease, new JdbcTemplate(business), properties, CLOCK);
+        return new NodeRegistry(lockstep.tm().uniqueName(), new JdbcTemplate(business), properties, CLOCK);
     }
 
     @Bean

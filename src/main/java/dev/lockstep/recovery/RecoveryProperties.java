@@ -18,6 +18,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param alertAge orphans or anomalies older than this turn health down and log an alert
  * @param auditChainInterval how often the {@code audit-chain} job chains the decisions' audit entries waiting in
  *        {@code recovery_audit_intake}: how far the chain may trail the decisions (a read or verify chains first)
+ * @param takeoverInterval how often this node looks for names whose lease has run out with transactions left to finish
+ *        ({@code dev.lockstep.recovery.takeover.PeerTakeover}; the coordinator log in the database only)
  */
 @ConfigurationProperties("lockstep.recovery")
 public record RecoveryProperties(
@@ -27,5 +29,6 @@ public record RecoveryProperties(
         @DefaultValue("1m") Duration heartbeatTimeout,
         @DefaultValue("15s") Duration scanInterval,
         @DefaultValue("5m") Duration alertAge,
-        @DefaultValue("5s") Duration auditChainInterval) {
+        @DefaultValue("5s") Duration auditChainInterval,
+        @DefaultValue("10s") Duration takeoverInterval) {
 }

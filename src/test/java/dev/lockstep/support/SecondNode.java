@@ -44,6 +44,9 @@ public final class SecondNode {
                 "--server.port=" + port,
                 "--lockstep.mode=external",
                 "--lockstep.home=" + home,
+                // the file log, which external mode no longer defaults to, stays tested by these nodes (the chaos
+                // suite runs on the database log); a test may choose the database (CoordinatorLogInDatabaseTest)
+                "--lockstep.tm.log=file",
                 "--lockstep.tm.log-dir=" + home.resolve("atomikos"),
                 "--lockstep.tm.unique-name=" + tmName,
                 "--lockstep.reconciliation.enabled=false",

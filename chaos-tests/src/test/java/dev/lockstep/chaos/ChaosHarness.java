@@ -6,6 +6,7 @@ import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
+import dev.lockstep.chaos.support.Pause;
 import dev.lockstep.chaos.support.PostgresServer;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
 import dev.lockstep.chaos.support.ServiceProcess;
@@ -60,6 +61,8 @@ public final class ChaosHarness implements AutoCloseable {
     public LockstepClient client;
     /** Standbys of the business database this harness started, stopped with it. */
     private final List<PostgresServer> standbys = new ArrayList<>();
+    /** More service nodes on the same two databases ({@link #newNode}), stopped with the harness. */
+    private final List<ServiceProcess> nodes = new ArrayList<>();
 
     public ChaosHarness() {
         deleteTree(work);
@@ -87,7 +90,10 @@ public final class ChaosHarness implements AutoCloseable {
             "halt-before-outbox-write.btm", "halt-after-approval-commit.btm", "halt-after-catalog-answer.btm",
             "halt-between-background-prepares.btm", "archival-min-age-one-second.btm", "halt-between-rollbacks.btm",
             "halt-before-terminated-record.btm", "halt-between-local-commits.btm", "halt-repair-before-commit-decision.btm",
-            "halt-repair-after-commit-decision.btm");
+            "halt-repair-after-commit-decision.btm", "pause-after-commit-decision.btm");
+
+    /** Hold the committing thread 5 s right after its commit decision is logged, both branches prepared (scenario 151). */
+    public static final String PAUSE_AFTER_DECISION_RULE = "pause-after-commit-decision.btm";
 
     /** The rollback phase: workflow rollback held, halt at the business branch's rollback call (scenarios 45, 61-65). */
     static final String ROLLBACK_PHASE_RULE = "halt-between-rollbacks.btm";
@@ -125,19 +131,49 @@ public final class ChaosHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * Another service node on the same two databases (a cluster, {@code longrun.ClusterChaosIT}): its own home
+     * {@code work/name}, HTTP port and {@code settings} on top of the harness's; started by the caller under its own
+     * transaction-manager name, with {@link #rulesArmedIn} a script of its own. Stopped when the harness closes.
+     */
+    public ServiceProcess newNode(String name, List<String> settings) {
+        List<String> all = new ArrayList<>(serviceSettings);
+        all.addAll(settings);
+        ServiceProcess node = new ServiceProcess(serviceJar, work.resolve(name), freePort(), business, workflow,
+                urlThrough(businessProxy, business), urlThrough(workflowProxy, workflow), all);
+        nodes.add(node);
+        return node;
+    }
+
+    public Path bytemanJar() {
+        return bytemanJar;
+    }
+
+    public Path work() {
+        return work;
+    }
+
     private static String urlThrough(TcpProxy proxy, PostgresServer server) {
         return proxy == null ? server.jdbcUrl() : "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + server.database();
     }
 
     /** One script with all rules, each rule's condition pointing at its own arm file. */
     Path rules() {
+        return rulesArmedIn(work.resolve("armed"));
+    }
+
+    /**
+     * The same script for a node of its own ({@link #newNode}): its rules are armed by files in {@code armDir}, so a
+     * rule armed for one node of a cluster never fires on another.
+     */
+    public Path rulesArmedIn(Path armDir) {
         StringBuilder script = new StringBuilder();
         for (String name : RULES) {
             try (InputStream in = getClass().getResourceAsStream("/byteman/" + name)) {
                 if (in == null) {
                     throw new IllegalArgumentException("no Byteman rule " + name);
                 }
-                script.append(new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("@ARM@", armFile(name).toString())
+                script.append(new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("@ARM@", armDir.resolve(name).toString())
                         .replace("@BUSINESS_DB@", business.database()).replace("@WORKFLOW_DB@", workflow.database()))
                         .append('\n');
             } catch (IOException e) {
@@ -145,9 +181,9 @@ public final class ChaosHarness implements AutoCloseable {
             }
         }
         try {
-            Path target = work.resolve("chaos-rules.btm");
+            Path target = work.resolve(armDir.equals(work.resolve("armed")) ? "chaos-rules.btm" : armDir.getFileName() + "-rules.btm");
             Files.writeString(target, script);
-            Files.createDirectories(armFile(RULES.get(0)).getParent());
+            Files.createDirectories(armDir);
             return target;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -159,22 +195,28 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     void arm(String rule) {
+        arm(armFile(rule).getParent(), rule);
+    }
+
+    /** Arms {@code rule} for the node whose script {@link #rulesArmedIn} made with {@code armDir}. */
+    public void arm(Path armDir, String rule) {
         try {
-            Files.deleteIfExists(reachedFile(rule));
-            Files.writeString(armFile(rule), "armed");
+            Files.deleteIfExists(armDir.resolve(rule + ".reached"));
+            Files.writeString(armDir.resolve(rule), "armed");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private Path reachedFile(String rule) {
-        return armFile(rule).resolveSibling(rule + ".reached");
-    }
-
     /** Waits until a pausing rule reports that the service thread is held at its fault point. */
     void awaitReached(String rule, Duration timeout) {
+        awaitReached(armFile(rule).getParent(), rule, timeout);
+    }
+
+    /** As {@link #awaitReached(String, Duration)}, for the node whose rules are armed in {@code armDir}. */
+    public void awaitReached(Path armDir, String rule, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!Files.exists(reachedFile(rule))) {
+        while (!Files.exists(armDir.resolve(rule + ".reached"))) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("the fault point of " + rule + " was not reached within " + timeout);
             }
@@ -183,15 +225,19 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     void disarm(String rule) {
+        disarm(armFile(rule).getParent(), rule);
+    }
+
+    public void disarm(Path armDir, String rule) {
         try {
-            Files.deleteIfExists(armFile(rule));
+            Files.deleteIfExists(armDir.resolve(rule));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     /** The scenario's application as each database holds it, read with plain SQL. */
-    Map<String, Object> rows(long applicationId) {
+    public Map<String, Object> rows(long applicationId) {
         Map<String, Object> rows = new LinkedHashMap<>();
         String id = Long.toString(applicationId);
         try (Connection b = business.connect(); Connection w = workflow.connect()) {
@@ -282,8 +328,31 @@ public final class ChaosHarness implements AutoCloseable {
         }
     }
 
-    /** Pending records of the coordinator log (the latest state per transaction id), as Atomikos wrote them. */
+    /**
+     * Pending records of the coordinator log (the latest state per transaction id), as Atomikos wrote them: this name's
+     * rows of the business database's tm_coordinator_log, or the lines of the log files.
+     */
     public List<String> coordinatorLog() {
+        return ServiceProcess.TM_LOG.equals("database") ? coordinatorLogTable() : coordinatorLogFiles();
+    }
+
+    private List<String> coordinatorLogTable() {
+        List<String> pending = new ArrayList<>();
+        try (Connection c = business.connect(); PreparedStatement read = c.prepareStatement(
+                "select record_text from tm_coordinator_log where tm_name = ? and state <> 'TERMINATED' order by created_at")) {
+            read.setString(1, TM_NAME);
+            try (ResultSet rows = read.executeQuery()) {
+                while (rows.next()) {
+                    pending.add(rows.getString(1).trim());
+                }
+            }
+        } catch (SQLException e) {
+            return List.of("cannot read tm_coordinator_log: " + e.getMessage());
+        }
+        return pending;
+    }
+
+    private List<String> coordinatorLogFiles() {
         Path dir = service.home().resolve("atomikos");
         Map<String, String> latest = new LinkedHashMap<>();
         if (Files.isDirectory(dir)) {
@@ -302,6 +371,7 @@ public final class ChaosHarness implements AutoCloseable {
         }
         return latest.values().stream().filter(l -> !l.contains("|TERMINATED|")).toList();
     }
+
 
     /** The application whose submit a halt cut off, and the Idempotency-Key the client used for it. */
     public record Crashed(long app, String key) {
@@ -848,12 +918,7 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     public static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        Pause.sleep(millis);
     }
 
     /** Polls {@code condition} every 100 ms; fails with {@code failure} once {@code timeout} has passed. */
@@ -945,6 +1010,7 @@ public final class ChaosHarness implements AutoCloseable {
         if (service != null) {
             service.stop();
         }
+        nodes.forEach(ServiceProcess::stop);
         if (businessProxy != null) {
             businessProxy.close();
         }

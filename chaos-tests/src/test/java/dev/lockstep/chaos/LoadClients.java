@@ -3,18 +3,24 @@ package dev.lockstep.chaos;
 import dev.lockstep.chaos.support.LockstepClient.Answer;
 import dev.lockstep.chaos.support.LockstepClient;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 
 /**
  * Concurrent clients doing the real work of the service and remembering every answer they got, so the
@@ -102,6 +108,14 @@ public final class LoadClients {
             Random random = new Random(seed + i);
             return () -> Journey.values()[random.nextInt(Journey.values().length)];
         });
+    }
+
+    /**
+     * {@code clients} clients taking the final-decision journey (create, submit, manager's and final approval), each
+     * request sent again with the same Idempotency-Key until it has a final answer, as {@link #everyUseCase} does.
+     */
+    public static LoadClients finalDecisions(LockstepClient client, int clients) {
+        return new LoadClients(client, clients, true, i -> () -> Journey.FINAL_DECISION);
     }
 
     private interface Journeys {
@@ -319,5 +333,59 @@ public final class LoadClients {
                     .append(ofKind.stream().filter(Request::unknownThenResolved).count()).append(" answered only after a resend\n");
         }
         return out.toString().trim();
+    }
+
+    /**
+     * Each request against the business database, and every stored change against the requests: what was acknowledged
+     * but is not held in full, what was refused but is held, and changes no client was told of (duplicates, phantoms).
+     */
+    public record Verdicts(List<String> missing, List<String> leaked, List<String> unasked) {
+
+        @Override
+        public String toString() {
+            return missing.size() + " acknowledged but not in full, " + leaked.size() + " refused but held, "
+                    + unasked.size() + " changes no client was told of";
+        }
+    }
+
+    /** Reads the business database with plain SQL on {@code b}: see {@link Verdicts}. */
+    public static Verdicts verdicts(Connection b, List<Request> requests) throws SQLException {
+        List<String> missing = new ArrayList<>();
+        List<String> leaked = new ArrayList<>();
+        List<String> unasked = new ArrayList<>();
+        for (Request r : requests) {
+            Held held = held(b, r);
+            if (r.answer().succeeded() && held != Held.ALL) {
+                missing.add(held + ": " + r);
+            } else if (r.answer().answered() && !r.answer().succeeded() && held != Held.NONE) {
+                leaked.add(held + ": " + r);
+            }
+        }
+        // every stored request id, and every effect row, belongs to exactly one acknowledged request of its kind
+        unasked.addAll(notAcknowledged(b, "select request_id from workflow_command", requests, EnumSet.allOf(Kind.class)));
+        unasked.addAll(notAcknowledged(b, "select request_id from approval_record", requests, EnumSet.of(Kind.COMPLETE, Kind.RETURN)));
+        unasked.addAll(notAcknowledged(b, "select request_id from application_event", requests, EnumSet.of(Kind.WITHDRAW)));
+        unasked.addAll(notAcknowledged(b, "select w.request_id from application a left join workflow_command w"
+                + " on w.command_type = 'CREATE' and w.business_id = cast(a.id as varchar)", requests, EnumSet.of(Kind.CREATE)));
+        unasked.addAll(notAcknowledged(b, "select w.request_id from business_process_binding p left join workflow_command w"
+                + " on w.command_type = 'SUBMIT' and w.business_id = p.business_id", requests, EnumSet.of(Kind.SUBMIT)));
+        return new Verdicts(missing, leaked, unasked);
+    }
+
+    /** The rows of {@code sql} (one request id each, null for a row no command record explains) that no acknowledged request of those kinds sent. */
+    private static List<String> notAcknowledged(Connection b, String sql, List<Request> requests, Set<Kind> kinds) throws SQLException {
+        Set<String> acknowledged = requests.stream().filter(r -> r.answer().succeeded() && kinds.contains(r.kind()))
+                .map(Request::key).collect(Collectors.toCollection(HashSet::new));
+        List<String> out = new ArrayList<>();
+        Set<String> seen = new TreeSet<>();
+        try (ResultSet rows = b.createStatement().executeQuery(sql)) {
+            while (rows.next()) {
+                String key = rows.getString(1);
+                if (key == null || !acknowledged.contains(key) || !seen.add(key)) {
+                    out.add(sql + ": " + key);
+                }
+            }
+        }
+        return out;
     }
 }

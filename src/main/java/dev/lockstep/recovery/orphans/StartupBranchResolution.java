@@ -10,6 +10,7 @@ import dev.lockstep.transactions.xa.AfterTransactionServiceStart;
 import dev.lockstep.transactions.xa.BeforeRecovery;
 import dev.lockstep.transactions.xa.DecodedXid;
 import dev.lockstep.transactions.xa.XaDataSourceFactory;
+import dev.lockstep.transactions.xa.log.GroupCommitLogFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -41,7 +42,8 @@ import org.springframework.stereotype.Component;
  *
  * <p>Only with a coordinator log that existed, non-empty, before this process started and can be
  * read: a new, empty or unreadable log cannot tell an undecided transaction from a committed one
- * whose record was lost — that is the DBA's case (the recovery console). Only this node's XIDs, only
+ * whose record was lost — that is the DBA's case (the recovery console). The log in the business
+ * database ({@code lockstep.tm.log=database}) always existed: its table is as durable as the branches. Only this node's XIDs, only
  * those begun before this process started (see {@link OwnOrphan}). The commit or rollback goes through
  * the database's XA resource on a fresh connection, and the audit trail records the intent before and
  * the outcome after (ending a prepared branch cannot share a transaction with anything, so a crash in
@@ -73,7 +75,8 @@ public class StartupBranchResolution implements BeforeRecovery, AfterTransaction
         this.endpoints = endpoints;
         this.factory = factory;
         this.audit = audit;
-        this.logExistedBefore = nonEmptyLogIn(properties.tmLogDir());
+        this.logExistedBefore = GroupCommitLogFactory.DATABASE.equals(GroupCommitLogFactory.storeOf(properties))
+                || nonEmptyLogIn(properties.tmLogDir());
     }
 
     @Override

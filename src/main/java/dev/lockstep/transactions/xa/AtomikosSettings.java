@@ -2,6 +2,7 @@ package dev.lockstep.transactions.xa;
 
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.StartupCheckFailure;
+import dev.lockstep.transactions.xa.log.GroupCommitLogFactory;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -47,7 +48,7 @@ final class AtomikosSettings {
     }
 
     /**
-     * What Lockstep decides itself: identity, log location, timeouts, logging on (no recovery without it),
+     * What Lockstep decides itself: identity, log store and location, timeouts, logging on (no recovery without it),
      * heuristic outcomes reported, and whether the branches are prepared and committed in parallel.
      */
     private static Map<String, String> managed(LockstepProperties properties) {
@@ -55,7 +56,8 @@ final class AtomikosSettings {
         Map<String, String> managed = new LinkedHashMap<>();
         managed.put("com.atomikos.icatch.tm_unique_name", tm.uniqueName());
         managed.put("com.atomikos.icatch.log_base_dir", properties.tmLogDir().toAbsolutePath().toString());
-        managed.put("com.atomikos.icatch.log_base_name", "lockstep-tm");
+        managed.put("com.atomikos.icatch.log_base_name", GroupCommitLogFactory.BASE_NAME);
+        managed.put(GroupCommitLogFactory.LOG_SETTING, GroupCommitLogFactory.storeOf(properties));
         managed.put("com.atomikos.icatch.enable_logging", "true");
         managed.put("com.atomikos.icatch.default_jta_timeout", Long.toString(tm.defaultTimeout().toMillis()));
         managed.put("com.atomikos.icatch.max_timeout", Long.toString(tm.maxTimeout().toMillis()));

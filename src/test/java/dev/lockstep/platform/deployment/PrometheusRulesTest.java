@@ -44,7 +44,7 @@ class PrometheusRulesTest extends UseCaseIntegrationTest {
                 "lockstep_recovery_orphans", "lockstep_recovery_anomalies", "lockstep_jta_heuristics_total",
                 "lockstep_outbox_events", "lockstep_outbox_oldest_pending_age_seconds", "lockstep_deadlines_overdue_tasks",
                 "lockstep_deadlines_overdue_oldest_age_seconds", "lockstep_reconciliation_incidents_open",
-                "lockstep_recovery_startup_seconds");
+                "lockstep_recovery_startup_seconds", "lockstep_recovery_takeovers_total");
 
         Api.Response scrape = api.get("erin", "/actuator/prometheus", "text/plain");
         assertThat(scrape.status()).isEqualTo(200);

@@ -34,7 +34,17 @@ class AtomikosSettingsTest {
                 .containsEntry("com.atomikos.icatch.max_actives", "-1")
                 .containsEntry("com.atomikos.icatch.throw_on_heuristic", "true")
                 .containsEntry("com.atomikos.icatch.threaded_2pc", "true")
-                .hasSize(10);
+                .containsEntry("lockstep.tm.log", "file")
+                .hasSize(11);
+    }
+
+    /** Nodes in external mode keep no state of their own unless told to: the log is the business database's. */
+    @Test
+    void externalModeKeepsTheCoordinatorLogInTheDatabaseUnlessTheFileIsChosen() {
+        assertThat(AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of("lockstep.mode", "external"))))
+                .containsEntry("lockstep.tm.log", "database");
+        assertThat(AtomikosSettings.of(TestProperties.embeddedAt(home, Map.of("lockstep.mode", "external",
+                "lockstep.tm.log", "file")))).containsEntry("lockstep.tm.log", "file");
     }
 
     @Test

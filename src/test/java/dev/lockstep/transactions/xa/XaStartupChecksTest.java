@@ -7,6 +7,7 @@ import dev.lockstep.LockstepApplication;
 import dev.lockstep.platform.StartupCheckFailure;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -123,6 +124,7 @@ class XaStartupChecksTest {
     @Test
     void externalModeWithoutAConfiguredLogDirectory() {
         Map<String, String> unset = new HashMap<>();
+        unset.put("lockstep.tm.log", "file");
         unset.put("lockstep.tm.log-dir", null);
 
         StartupCheckFailure failure = startupFailure(unset);
@@ -133,8 +135,56 @@ class XaStartupChecksTest {
     }
 
     @Test
+    void anUnknownCoordinatorLogStore() {
+        StartupCheckFailure failure = startupFailure(Map.of("lockstep.tm.log", "cloud"));
+
+        assertThat(failure.setting()).isEqualTo("lockstep.tm.log");
+        assertThat(failure).hasMessageContaining("is 'cloud'").hasMessageContaining("LOCKSTEP_TM_LOG")
+                .hasMessageContaining("file or database");
+    }
+
+    /** The database log needs no directory: the check that follows it (the missing URL) is the one that stops. */
+    @Test
+    void theDatabaseLogNeedsNoLogDirectory() {
+        Map<String, String> overrides = new HashMap<>();
+        overrides.put("lockstep.tm.log", "database");
+        overrides.put("lockstep.tm.log-dir", null);
+        overrides.put("lockstep.db.workflow.url", "");
+
+        assertThat(startupFailure(overrides).setting()).isEqualTo("lockstep.db.workflow.url");
+    }
+
+    /**
+     * A node whose file log still holds a commit decision is not switched to the database log: the table could not
+     * tell recovery about it, and the branches would be presumed aborted while a sibling may have committed.
+     */
+    @Test
+    void aSwitchToTheDatabaseLogIsRefusedWhileTheFileLogHoldsADecision() throws Exception {
+        Path logDir = Files.createDirectories(home.resolve("atomikos"));
+        Files.writeString(logDir.resolve("lockstep-tm1.log"), "startup-checks.tm170000000000000017|COMMITTING|"
+                + (System.currentTimeMillis() + 3_600_000) + "|startup-checks.tm|\n");
+
+        StartupCheckFailure failure = startupFailure(Map.of("lockstep.tm.log", "database"), false);
+
+        assertThat(failure.setting()).isEqualTo("lockstep.tm.log");
+        assertThat(failure).hasMessageContaining("the file log (" + logDir.toAbsolutePath())
+                .hasMessageContaining("still holds 1 unfinished decision(s) of this node, e.g. startup-checks.tm170000000000000017")
+                .hasMessageContaining("lockstep.tm.log=file");
+    }
+
+    /** External mode keeps its coordinator log in the database unless told otherwise: no directory is asked for. */
+    @Test
+    void externalModeDefaultsToTheDatabaseLog() {
+        Map<String, String> overrides = new HashMap<>();
+        overrides.put("lockstep.tm.log-dir", null);
+        overrides.put("lockstep.db.workflow.url", "");
+
+        assertThat(startupFailure(overrides).setting()).isEqualTo("lockstep.db.workflow.url");
+    }
+
+    @Test
     void externalModeWithARelativeLogDirectory() {
-        StartupCheckFailure failure = startupFailure(Map.of("lockstep.tm.log-dir", "var/atomikos"));
+        StartupCheckFailure failure = startupFailure(Map.of("lockstep.tm.log", "file", "lockstep.tm.log-dir", "var/atomikos"));
 
         assertThat(failure.setting()).isEqualTo("lockstep.tm.log-dir");
         assertThat(failure).hasMessageContaining("is the relative path var/atomikos");

@@ -5,23 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.chaos.ChaosHarness;
 import dev.lockstep.chaos.ChaosSuite;
 import dev.lockstep.chaos.LoadClients;
-import dev.lockstep.chaos.LoadClients.Held;
-import dev.lockstep.chaos.LoadClients.Kind;
 import dev.lockstep.chaos.LoadClients.Request;
+import dev.lockstep.chaos.LoadClients.Verdicts;
 import dev.lockstep.chaos.report.ComplianceReport;
 import dev.lockstep.chaos.report.ScenarioRecord;
 import dev.lockstep.chaos.support.ServiceProcess.Timeouts;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -135,7 +130,10 @@ class SoakChaosIT extends ChaosSuite {
         s.preparedAfterRecovery = h.prepared();
 
         List<Request> requests = load.requests();
-        Verdicts verdicts = verdicts(requests);
+        Verdicts verdicts;
+        try (Connection b = h.business.connect()) {
+            verdicts = LoadClients.verdicts(b, requests);
+        }
         s.clientAnswer = load.summary();
         kills.forEach(k -> s.note(k.toString()));
         s.faultFired = kills.stream().map(k -> "kill " + k.number + ": service JVM ended with exit code " + k.exitCode
@@ -178,9 +176,9 @@ class SoakChaosIT extends ChaosSuite {
                 .anyMatch(r -> r.answer().answered() && !r.answer().succeeded());
         assertThat(requests.stream().filter(r -> !r.answer().answered()).map(Request::toString).toList())
                 .as("requests that never got an answer").isEmpty();
-        assertThat(verdicts.missing).as("acknowledged but not held in full").isEmpty();
-        assertThat(verdicts.leaked).as("refused but held, in full or in part").isEmpty();
-        assertThat(verdicts.unasked).as("changes no client was told of (duplicates or phantoms)").isEmpty();
+        assertThat(verdicts.missing()).as("acknowledged but not held in full").isEmpty();
+        assertThat(verdicts.leaked()).as("refused but held, in full or in part").isEmpty();
+        assertThat(verdicts.unasked()).as("changes no client was told of (duplicates or phantoms)").isEmpty();
         assertThat(kills.stream().filter(k -> k.recoveredAfter == null).map(Kill::toString).toList())
                 .as("kills whose in-doubt transactions were never resolved").isEmpty();
         assertThat(s.preparedAfterRecovery).as("prepared after the recovery window").isEmpty();
@@ -198,57 +196,5 @@ class SoakChaosIT extends ChaosSuite {
                 }
             }
         }
-    }
-
-    /** Each request against the business database, and every stored change against the requests. */
-    private record Verdicts(List<String> missing, List<String> leaked, List<String> unasked) {
-
-        @Override
-        public String toString() {
-            return missing.size() + " acknowledged but not in full, " + leaked.size() + " refused but held, "
-                    + unasked.size() + " changes no client was told of";
-        }
-    }
-
-    private static Verdicts verdicts(List<Request> requests) throws SQLException {
-        List<String> missing = new ArrayList<>();
-        List<String> leaked = new ArrayList<>();
-        List<String> unasked = new ArrayList<>();
-        try (Connection b = h.business.connect()) {
-            for (Request r : requests) {
-                Held held = LoadClients.held(b, r);
-                if (r.answer().succeeded() && held != Held.ALL) {
-                    missing.add(held + ": " + r);
-                } else if (r.answer().answered() && !r.answer().succeeded() && held != Held.NONE) {
-                    leaked.add(held + ": " + r);
-                }
-            }
-            // every stored request id, and every effect row, belongs to exactly one acknowledged request of its kind
-            unasked.addAll(notAcknowledged(b, "select request_id from workflow_command", requests, EnumSet.allOf(Kind.class)));
-            unasked.addAll(notAcknowledged(b, "select request_id from approval_record", requests, EnumSet.of(Kind.COMPLETE, Kind.RETURN)));
-            unasked.addAll(notAcknowledged(b, "select request_id from application_event", requests, EnumSet.of(Kind.WITHDRAW)));
-            unasked.addAll(notAcknowledged(b, "select w.request_id from application a left join workflow_command w"
-                    + " on w.command_type = 'CREATE' and w.business_id = cast(a.id as varchar)", requests, EnumSet.of(Kind.CREATE)));
-            unasked.addAll(notAcknowledged(b, "select w.request_id from business_process_binding p left join workflow_command w"
-                    + " on w.command_type = 'SUBMIT' and w.business_id = p.business_id", requests, EnumSet.of(Kind.SUBMIT)));
-        }
-        return new Verdicts(missing, leaked, unasked);
-    }
-
-    /** The rows of {@code sql} (one request id each, null for a row no command record explains) that no acknowledged request of those kinds sent. */
-    private static List<String> notAcknowledged(Connection b, String sql, List<Request> requests, Set<Kind> kinds) throws SQLException {
-        Set<String> acknowledged = requests.stream().filter(r -> r.answer().succeeded() && kinds.contains(r.kind()))
-                .map(Request::key).collect(Collectors.toCollection(HashSet::new));
-        List<String> out = new ArrayList<>();
-        Set<String> seen = new TreeSet<>();
-        try (ResultSet rows = b.createStatement().executeQuery(sql)) {
-            while (rows.next()) {
-                String key = rows.getString(1);
-                if (key == null || !acknowledged.contains(key) || !seen.add(key)) {
-                    out.add(sql + ": " + key);
-                }
-            }
-        }
-        return out;
     }
 }

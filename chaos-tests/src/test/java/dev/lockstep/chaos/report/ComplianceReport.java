@@ -1,5 +1,6 @@
 package dev.lockstep.chaos.report;
 
+import dev.lockstep.chaos.support.ServiceProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -73,6 +74,7 @@ public final class ComplianceReport implements TestWatcher {
             throw new UncheckedIOException(e);
         }
         versions.put("Java (service JVM)", System.getProperty("java.version"));
+        versions.put("Coordinator log (lockstep.tm.log)", ServiceProcess.TM_LOG);
         versions.put("Lockstep git commit", git("rev-parse", "HEAD") + (git("status", "--porcelain").isBlank() ? "" : " (with uncommitted changes)"));
         versions.put("Service jar", serviceJar.getFileName().toString());
     }

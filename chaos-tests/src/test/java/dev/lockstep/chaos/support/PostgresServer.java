@@ -168,7 +168,7 @@ public final class PostgresServer implements AutoCloseable {
                 throw new IllegalStateException("standby " + applicationName + " not a streaming synchronous standby after " + timeout
                         + ": " + replicationState(applicationName));
             }
-            sleep(200);
+            Pause.sleep(200);
         }
     }
 
@@ -239,15 +239,6 @@ public final class PostgresServer implements AutoCloseable {
                     Files.copy(p, target, StandardCopyOption.COPY_ATTRIBUTES); // PostgreSQL insists on its 0700 directories
                 }
             }
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 

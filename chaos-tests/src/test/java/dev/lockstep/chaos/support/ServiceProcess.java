@@ -48,6 +48,14 @@ public final class ServiceProcess {
             {"dba2", "DBA", ""},
     };
 
+    /**
+     * Where the service keeps its coordinator log (lockstep.tm.log): {@code database}, external mode's default and what CI
+     * runs, or {@code file} with {@code -Dchaos.tmLog=file}; the scenarios are the same for both.
+     */
+    public static final String TM_LOG = System.getProperty("chaos.tmLog", "database");
+    /** The coordinator log setting; a harness that needs one store whatever the run's (the cluster's) sets it itself. */
+    public static final String TM_LOG_SETTING = "--lockstep.tm.log=";
+
     /** The switch of the engine's job executor (timer firings); off unless the harness's settings turn it on. */
     public static final String JOBS_ENABLED = "--lockstep.engine.jobs.enabled=";
 
@@ -112,6 +120,9 @@ public final class ServiceProcess {
         if (settings.stream().noneMatch(s -> s.startsWith(JOBS_ENABLED))) {
             cmd.add(JOBS_ENABLED + "false");
         }
+        if (settings.stream().noneMatch(s -> s.startsWith(TM_LOG_SETTING))) {
+            cmd.add(TM_LOG_SETTING + TM_LOG);
+        }
         for (int i = 0; i < USERS.length; i++) {
             cmd.add("--lockstep.security.users[" + i + "].name=" + USERS[i][0]);
             cmd.add("--lockstep.security.users[" + i + "].password={noop}" + LockstepClient.PASSWORD);
@@ -143,6 +154,41 @@ public final class ServiceProcess {
     /** SIGKILL: no shutdown hooks, no Atomikos shutdown, exactly like a machine losing the process. */
     public void kill9() {
         jvm.kill9();
+    }
+
+    /** The JVM's process id, e.g. to send it a signal ({@link #signal}). */
+    public long pid() {
+        return jvm.pid();
+    }
+
+    /** Sends {@code signal} ({@code STOP}, {@code CONT}, {@code TERM}) to the JVM with kill(1). */
+    public void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(jvm.pid())).redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + jvm.pid() + " failed: " + output);
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits until the readiness probe answers 200: the node takes traffic (docs/operations.md). */
+    public void awaitReady(Duration timeout) {
+        jvm.awaitAnswer("/actuator/health/readiness", timeout, status -> status == 200);
+    }
+
+    /** Everything the current JVM printed so far. */
+    public String output() {
+        return jvm.output();
+    }
+
+    public int httpPort() {
+        return httpPort;
     }
 
     /** A normal shutdown between scenarios. */

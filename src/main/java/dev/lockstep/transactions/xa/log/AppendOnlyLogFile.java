@@ -5,8 +5,8 @@ import com.atomikos.recovery.LogException;
 import com.atomikos.recovery.LogReadException;
 import com.atomikos.recovery.LogWriteException;
 import com.atomikos.recovery.PendingTransactionRecord;
+import com.atomikos.recovery.TxState;
 import com.atomikos.recovery.fs.FileSystemRepository;
-import com.atomikos.recovery.fs.Repository;
 import com.atomikos.util.VersionedFile;
 import java.io.FileInputStream;
 import java.io.FileNotFoundException;
@@ -28,7 +28,7 @@ import java.util.List;
  * {@code forceLock} alone, so other threads keep appending while it runs; a checkpoint swaps the file
  * under both, so it never closes a channel a force is using.
  */
-final class AppendOnlyLogFile implements Repository {
+final class AppendOnlyLogFile implements GroupCommitRepository {
 
     private final String directory;
     private final String baseName;
@@ -69,7 +69,8 @@ final class AppendOnlyLogFile implements Repository {
      * force already covered returns without forcing; otherwise one force covers its record and every
      * record appended by then.
      */
-    void forceAppended() throws LogWriteException {
+    @Override
+    public void forceAppended() throws LogWriteException {
         long needed;
         synchronized (this) {
             needed = recordsAppended;
@@ -94,8 +95,8 @@ final class AppendOnlyLogFile implements Repository {
         }
     }
 
-    /** Forces of appended records so far (checkpoints not counted): what group commit saves is visible here. */
-    long forces() {
+    @Override
+    public long forces() {
         synchronized (forceLock) {
             return forces;
         }
@@ -139,6 +140,21 @@ final class AppendOnlyLogFile implements Repository {
             return List.of();
         }
         return FileSystemRepository.readFromInputStream(lastVersion);
+    }
+
+    /**
+     * The records of a log in {@code directory} that are not TERMINATED, read without taking the log's lock: what a node
+     * switching to the database log would leave behind.
+     */
+    static List<PendingTransactionRecord> pendingIn(String directory, String baseName) throws LogReadException {
+        FileInputStream lastVersion;
+        try {
+            lastVersion = new VersionedFile(directory, baseName, ".log").openLastValidVersionForReading();
+        } catch (FileNotFoundException noLog) {
+            return List.of();
+        }
+        return FileSystemRepository.readFromInputStream(lastVersion).stream()
+                .filter(record -> record.state != TxState.TERMINATED).toList();
     }
 
     /** Lookups are served by the in-memory copy in front of this file ({@code CachedRepository}). */

@@ -16,12 +16,14 @@ import java.util.Collection;
 /**
  * The coordinator log Lockstep gives Atomikos (through {@link GroupCommitLogFactory}): Atomikos's own
  * {@link OltpLogImp}, {@link RecoveryLogImp} and {@link CachedRepository}, exactly as its default
- * assembly wires them, over an {@link AppendOnlyLogFile} instead of its file repository. Two things
- * differ, both about forcing the file to disk:
+ * assembly wires them, over a {@link GroupCommitRepository} — an {@link AppendOnlyLogFile} or a
+ * {@link DatabaseLogRepository} — instead of its file repository. Two things differ, both about making
+ * records durable:
  * <ul>
- * <li>a decision record (COMMITTING, and every other state but TERMINATED) is on disk before
- * {@link #write} returns, as before, but concurrent decisions share one force (group commit);</li>
- * <li>a TERMINATED record is appended without a force. Only an operating-system crash can lose it, and
+ * <li>a decision record (COMMITTING, and every other state but TERMINATED) is durable before
+ * {@link #write} returns, as before, but concurrent decisions share one force or commit (group commit);</li>
+ * <li>a TERMINATED record is appended without a force. Only a crash can lose it (of the operating system
+ * for the file; of the node before its next commit for the database), and
  * then recovery finds the COMMITTING record, asks both databases to commit the XID again and hears
  * "unknown XID" — which Atomikos takes as already committed (chaos scenario 46 is that state).</li>
  * </ul>
@@ -30,16 +32,16 @@ import java.util.Collection;
  */
 public final class GroupCommitLog implements OltpLog, RecoveryLog {
 
-    private final AppendOnlyLogFile file;
+    private final GroupCommitRepository store;
     private final OltpLogImp records;
     private final RecoveryLogImp recovery;
 
-    GroupCommitLog(AppendOnlyLogFile file) throws LogException {
-        this.file = file;
-        file.init();
+    GroupCommitLog(GroupCommitRepository store) throws LogException {
+        this.store = store;
+        store.init();
         InMemoryRepository inMemory = new InMemoryRepository();
         inMemory.init();
-        CachedRepository repository = new CachedRepository(inMemory, file);
+        CachedRepository repository = new CachedRepository(inMemory, store);
         repository.init();
         records = new OltpLogImp();
         records.setRepository(repository);
@@ -51,14 +53,14 @@ public final class GroupCommitLog implements OltpLog, RecoveryLog {
     public void write(PendingTransactionRecord record) throws LogWriteException {
         records.write(record);
         if (record.state != TxState.TERMINATED) {
-            file.forceAppended();
+            store.forceAppended();
         }
     }
 
     @Override
     public void recordAsCommitting(String coordinatorId) throws LogException {
         recovery.recordAsCommitting(coordinatorId);
-        file.forceAppended();
+        store.forceAppended();
     }
 
     @Override
