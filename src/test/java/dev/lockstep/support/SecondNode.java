@@ -50,6 +50,10 @@ public final class SecondNode {
                 "--lockstep.tm.log-dir=" + home.resolve("atomikos"),
                 "--lockstep.tm.unique-name=" + tmName,
                 "--lockstep.reconciliation.enabled=false",
+                // the test context publishes nothing by itself, so events its tests leave PENDING must not turn this
+                // node's health OUT_OF_SERVICE once they are 5 min old (as LockstepIntegrationTest says for its own):
+                // a node started late in a long run then never answered 200 (CI, twice)
+                "--lockstep.publish.stuck-after=1h",
                 // external mode has no demo users
                 "--lockstep.security.users[0].name=" + DBA,
                 "--lockstep.security.users[0].password={noop}" + PASSWORD,

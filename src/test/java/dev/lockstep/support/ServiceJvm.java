@@ -106,6 +106,7 @@ public final class ServiceJvm {
     public void awaitAnswer(String path, Duration limit, IntPredicate accepted) {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         long deadline = System.nanoTime() + limit.toNanos();
+        String lastAnswer = "none";
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
                 throw new IllegalStateException("the service exited with " + process.exitValue() + " during startup; see "
@@ -117,15 +118,18 @@ public final class ServiceJvm {
                 if (accepted.test(health.statusCode())) {
                     return;
                 }
+                lastAnswer = Integer.toString(health.statusCode());
             } catch (IOException notYetListening) {
                 // still starting
+                lastAnswer = notYetListening.toString();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
             pause(Duration.ofMillis(250));
         }
-        throw new IllegalStateException("the service did not answer within " + limit + "; see " + log + ":\n" + tail());
+        throw new IllegalStateException("the service did not answer as expected within " + limit + " (last answer to "
+                + path + ": " + lastAnswer + "); see " + log + ":\n" + tail());
     }
 
     /** Waits for the JVM to end by itself (a failed startup, a Byteman halt); false if it still runs after {@code limit}. */

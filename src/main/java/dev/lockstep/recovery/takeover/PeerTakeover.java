@@ -45,8 +45,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>Runs on every node whose own log is the database, on a thread of its own ({@link #runEvery}): not through the
  * cluster scheduler, since a takeover must not wait for a job row the dead node may have held, and not on Spring's one
- * scheduling thread, where a takeover that waits would also stop the in-doubt scans health depends on (seen in CI); a
- * node with the file log does not join in. The compare-and-set decides which node does it.
+ * scheduling thread, where a takeover that waits for a database would also delay the in-doubt scans health depends
+ * on; a node with the file log does not join in. The compare-and-set decides which node does it.
  */
 public class PeerTakeover {
 
