@@ -2,6 +2,7 @@ package dev.lockstep.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.MethodOrderer;
@@ -105,5 +106,23 @@ class BenchmarkRun {
         ReportFiles.append(settings.outputDir(), Map.of("auditVerification", result), markdown);
         System.out.println(markdown);
         assertThat(result.exitCode()).as(result.verifierOutput()).isZero();
+    }
+
+    /**
+     * Alone: {@code mvn -Pbench verify -Dit.test='BenchmarkRun#measureDecisionLog'} (docs/performance.md, "Decision log:
+     * file against database"); levels {@code bench.decision-log-clients} (1,16), rounds {@code bench.decision-log-rounds} (2).
+     */
+    @Test
+    @Order(6)
+    void measureDecisionLog() throws Exception {
+        BenchmarkSettings settings = settings();
+        List<Integer> levels = Arrays.stream(System.getProperty("bench.decision-log-clients", "1,16").split(","))
+                .map(String::trim).map(Integer::valueOf).toList();
+        DecisionLogBenchmark.Result result = DecisionLogBenchmark.run(settings, levels,
+                Integer.getInteger("bench.decision-log-rounds", 2));
+        String markdown = DecisionLogBenchmark.markdown(result, levels);
+        ReportFiles.append(settings.outputDir(), Map.of("decisionLog", result), markdown);
+        System.out.println(markdown);
+        assertThat(result.windows()).allSatisfy(window -> assertThat(window.cycles()).isPositive());
     }
 }

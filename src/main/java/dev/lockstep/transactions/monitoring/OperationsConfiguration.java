@@ -6,6 +6,8 @@ import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.platform.health.HealthProbes;
 import dev.lockstep.transactions.xa.XaPool;
+import dev.lockstep.transactions.xa.log.GroupCommitLogFactory;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
@@ -58,6 +60,19 @@ public class OperationsConfiguration {
     @Bean
     MeterBinder heuristicOutcomesAtZero() {
         return HeuristicOutcomeMetrics::registerAtZero;
+    }
+
+    /**
+     * {@code lockstep_tm_log_durable_writes_total{store}}: the coordinator log's forces of its file or commits of its
+     * table for decision records; per two-phase transaction it shows what group commit saves (docs/performance.md,
+     * "Decision log: file against database").
+     */
+    @Bean
+    MeterBinder coordinatorLogDurableWrites(LockstepProperties properties, UserTransactionManager startedManager) {
+        return registry -> FunctionCounter.builder("lockstep.tm.log.durable.writes", GroupCommitLogFactory.class,
+                        log -> GroupCommitLogFactory.durableWrites())
+                .description("Forces of the coordinator log's file or commits of its table; each covers every decision queued by then")
+                .tag("store", GroupCommitLogFactory.storeOf(properties)).register(registry);
     }
 
     /** Registered on the JTA transaction manager by {@code XaConfiguration}. */

@@ -49,6 +49,11 @@ public final class GroupCommitLog implements OltpLog, RecoveryLog {
         recovery.setRepository(repository);
     }
 
+    /** The store's forces (or commits) of decision records so far. */
+    long forces() {
+        return store.forces();
+    }
+
     @Override
     public void write(PendingTransactionRecord record) throws LogWriteException {
         records.write(record);

@@ -3,12 +3,15 @@ package dev.lockstep.transactions.xa.log;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.approval.ApiFlows;
+import dev.lockstep.support.Api;
 import dev.lockstep.support.UseCaseIntegrationTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
@@ -32,12 +35,17 @@ class CoordinatorLogForcesTest extends UseCaseIntegrationTest {
             drafts.add(ApiFlows.createDraft(api, "LOW", false));
         }
 
+        double writesBefore = durableWrites();
         List<RecordedEvent> forces = logForcesOnRequestThreads(() -> drafts.forEach(id -> ApiFlows.submit(api, id)));
+        double writes = durableWrites() - writesBefore;
 
         // one per submit, or fewer when another thread's force happened to cover a record (group commit)
         assertThat(forces).hasSizeBetween(1, REQUESTS).allSatisfy(force -> assertThat(methods(force))
                 .contains(AppendOnlyLogFile.class.getName() + ".forceAppended", GroupCommitLog.class.getName() + ".write")
                 .doesNotContain("com.atomikos.recovery.fs.FileSystemRepository.put"));
+        // the metric counts every force of decision records, a background job's one-phase commits' as well
+        assertThat(writes).as("lockstep_tm_log_durable_writes_total moved by the forces, at least those of the submits")
+                .isGreaterThanOrEqualTo(forces.size());
         assertThat(drafts).allSatisfy(id -> assertThat(db.business()
                 .queryForObject("select approval_status from application where id = ?", String.class, id)).isNotEqualTo("DRAFT"));
     }
@@ -51,6 +59,16 @@ class CoordinatorLogForcesTest extends UseCaseIntegrationTest {
         });
 
         assertThat(forces).isEmpty();
+    }
+
+    /** {@code lockstep_tm_log_durable_writes_total{store="file"}} as the service exposes it. */
+    private double durableWrites() {
+        Api.Response scrape = api.get("erin", "/actuator/prometheus", "text/plain");
+        assertThat(scrape.status()).as(scrape.toString()).isEqualTo(200);
+        Matcher series = Pattern.compile("(?m)^lockstep_tm_log_durable_writes_total\\{[^}]*store=\"file\"[^}]*\\} (\\S+)$")
+                .matcher(scrape.body());
+        assertThat(series.find()).as("lockstep_tm_log_durable_writes_total{store=\"file\"} in the scrape").isTrue();
+        return Double.parseDouble(series.group(1));
     }
 
     private List<RecordedEvent> logForcesOnRequestThreads(Runnable requests) throws Exception {
