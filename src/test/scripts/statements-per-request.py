@@ -175,8 +175,8 @@ class Api:
 class Measurement:
     """Runs each kind over all items, measured (statements and round trips) or not."""
 
-    def __init__(self, api, pid, n, idle):
-        self.api, self.pid, self.n, self.idle = api, pid, n, idle
+    def __init__(self, pid, n, idle):
+        self.pid, self.n, self.idle = pid, n, idle
         self.results = []
 
     def run(self, name, items, request, measured):
@@ -277,7 +277,7 @@ def main(port, pid, n):
     reset()
     time.sleep(IDLE_SECONDS)
     idle = both_servers()
-    measurement = Measurement(api, pid, n, idle)
+    measurement = Measurement(pid, n, idle)
     sequence(api, measurement, 3, measured=False)
     sequence(api, measurement, n, measured=True)
     report(measurement.results, n)
