@@ -2,9 +2,10 @@
 """What the CPU samples charged to one Lockstep frame ran. The bench's JFR summaries (ServiceProfile) charge each
 execution sample to its first Lockstep frame counted from the leaf, so a Lockstep servlet filter is charged with
 everything below it that is not Lockstep's: the rest of Spring Security's chain, Spring MVC, Jackson. This splits the
-samples charged to the frames given into what ran: the password check,
-Spring MVC's phases, each security filter, in the first category of CATEGORIES that one of the frames between the
-charged frame and the leaf matches; then the top library frames (first frame outside the JDK) of each category.
+samples charged to the frames given into what ran (Spring MVC's phases, Spring Security's filters): each sample goes to
+the first category of CATEGORIES that one of its frames between the charged frame and the leaf matches. Then the top
+library frames (first frame outside the JDK) of each category, and the share of all samples that have the password
+check or the login throttle anywhere on their stack (their own frames are Lockstep's, so never charged to another).
 
     src/test/scripts/charged-frames.py <recording.jfr> <charged frame prefix> [<charged frame prefix> ...]
     e.g. charged-frames.py target/filter-profile/todo-16-readers.jfr \\
@@ -22,19 +23,19 @@ import sys
 JDK = ("java.", "javax.", "jdk.", "sun.", "com.sun.")
 # (category, frame prefixes); a sample goes to the first category one of its frames below the charged frame matches
 CATEGORIES = [
-    ("password check: bcrypt", ("org.springframework.security.crypto.bcrypt.",)),
-    ("password check: the remembered verification (HMAC)", ("dev.lockstep.platform.security.VerifiedPasswords",)),
     ("Spring MVC: writing the response (message converters, Jackson)",
      ("org.springframework.web.servlet.mvc.method.annotation.AbstractMessageConverterMethodProcessor.writeWith",)),
     ("Spring MVC: reading the request body (Jackson)",
      ("org.springframework.web.servlet.mvc.method.annotation.AbstractMessageConverterMethodArgumentResolver.readWith",)),
-    ("Spring MVC: validation of the request", ("org.hibernate.validator.",)),
+    ("Spring MVC: method validation (Hibernate Validator)", ("org.hibernate.validator.",)),
     ("Spring MVC: finding the handler", ("org.springframework.web.servlet.DispatcherServlet.getHandler",)),
-    ("Spring MVC: resolving the handler's arguments (query parameters, objects bound from them)",
+    ("Spring MVC: an argument object bound from query parameters (model attribute)",
+     ("org.springframework.web.method.annotation.ModelAttributeMethodProcessor",)),
+    ("Spring MVC: resolving the handler's other arguments",
      ("org.springframework.web.method.support.InvocableHandlerMethod.getMethodArgumentValues",)),
     ("Spring MVC: the request-handled event", ("org.springframework.web.servlet.FrameworkServlet.publishRequestHandledEvent",)),
     ("Spring MVC: exception handling (problem+json)", ("org.springframework.web.servlet.DispatcherServlet.processHandlerException",)),
-    ("Spring MVC: other (arguments, interceptors, dispatch)", ("org.springframework.web.servlet.",)),
+    ("Spring MVC: other (dispatch, the model, return values, interceptors)", ("org.springframework.web.servlet.",)),
     ("Spring Security: authorization rules", ("org.springframework.security.web.access.intercept.AuthorizationFilter",)),
     ("Spring Security: HTTP Basic authentication (decode, user lookup, context)",
      ("org.springframework.security.web.authentication.www.BasicAuthenticationFilter",)),
@@ -44,7 +45,7 @@ CATEGORIES = [
     ("Spring Security: other filters", ("org.springframework.security.",)),
 ]
 OTHER = "other"
-# What the password check and the login throttle cost wherever they are charged (their own frames are Lockstep's)
+# What the password check and the login throttle cost wherever they are charged
 ANYWHERE = [("bcrypt", "org.springframework.security.crypto.bcrypt."),
             ("the remembered verification (VerifiedPasswords)", "dev.lockstep.platform.security.VerifiedPasswords"),
             ("the login throttle's buckets (LoginThrottle)", "dev.lockstep.platform.security.login.LoginThrottle.")]
