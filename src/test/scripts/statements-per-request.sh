@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Statements per task command on each PostgreSQL server (docs/approvals.md, "Cost of the end-of-command refresh").
-# Starts the jar on fresh embedded databases with fixed ports, loads pg_stat_statements into both servers (ALTER
-# SYSTEM, kept in their data directories, then one restart of the service), and runs statements-per-request.py.
-# Needs psql (the PostgreSQL client) on the PATH; the embedded servers ship the extension.
+# Statements and round trips per request of each use case on each PostgreSQL server (docs/performance.md, "Statements
+# per request"; docs/approvals.md, "Cost of the end-of-command refresh"). Starts the jar on fresh embedded databases
+# with fixed ports, loads pg_stat_statements into both servers (ALTER SYSTEM, kept in their data directories, then one
+# restart of the service), and runs statements-per-request.py, which traces the service with strace for the round
+# trips. Needs psql (the PostgreSQL client) and strace on the PATH; the embedded servers ship the extension.
 #
-#   src/test/scripts/statements-per-request.sh <jar>        env: N (200 requests per command), OUT (target/statements)
+#   src/test/scripts/statements-per-request.sh <jar>        env: N (100 requests per use case), OUT (target/statements)
 set -euo pipefail
 
 JAR=${1:?usage: statements-per-request.sh <jar>}
-N=${N:-200}
+N=${N:-100}
 OUT=${OUT:-target/statements}
-command -v psql > /dev/null || { echo "statements-per-request.sh needs psql" >&2; exit 1; }
+for tool in psql strace; do
+    command -v "$tool" > /dev/null || { echo "statements-per-request.sh needs $tool" >&2; exit 1; }
+done
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 # shellcheck source=service.sh
@@ -37,5 +40,5 @@ stop
 start
 psql -h localhost -p "$business" -U postgres -d lockstep_business -qc "create extension if not exists pg_stat_statements"
 psql -h localhost -p "$workflow" -U postgres -d lockstep_workflow -qc "create extension if not exists pg_stat_statements"
-python3 "$(dirname "$0")/statements-per-request.py" "$port" "$business" "$workflow" "$N" | tee "$OUT/statements.txt"
+python3 "$(dirname "$0")/statements-per-request.py" "$port" "$pid" "$business" "$workflow" "$N" | tee "$OUT/statements.txt"
 stop
