@@ -89,6 +89,7 @@ class BenchmarkRun {
         ReportFiles.append(settings.outputDir(), Map.of("deployedDefinitions", result), markdown);
         System.out.println(markdown);
         assertThat(result.deployedCyclesPerSecond()).allMatch(rate -> rate > 0);
+        assertThat(result.deployedWithDeadlinesCyclesPerSecond()).allMatch(rate -> rate > 0);
         assertThat(result.builtInCyclesPerSecond()).allMatch(rate -> rate > 0);
     }
 

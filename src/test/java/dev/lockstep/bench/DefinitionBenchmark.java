@@ -19,7 +19,9 @@ import java.util.Locale;
  * <ul>
  * <li>approval cycles per second on a declarative flow deployed over the API with the built-in flow's shape for a LOW,
  * non-sensitive application (manager, then the parallel reviews skipped by a condition, then final), against the
- * built-in flow itself, the two taking turns in the same service so that drift on this noisy machine falls on both;</li>
+ * built-in flow itself, and on the same declarative flow with a deadline on every step (the built-in tasks carry the
+ * step-deadline policy's boundary events, a compiled step only what it declares), the three taking turns in the same
+ * service, in reversed order every other round, so that drift on this noisy machine falls on all of them;</li>
  * <li>propose (compile and check) and approve (deploy into the engine) of the 50-step flow, against a one-step flow
  * proposed and approved the same way in the same run.</li>
  * </ul>
@@ -33,22 +35,32 @@ final class DefinitionBenchmark {
                "parallel": [[{"id": "legalReview", "name": "Legal review", "candidateGroups": ["legal"]}],
                             [{"id": "financeReview", "name": "Finance review", "candidateGroups": ["finance"]}]]},
               {"id": "finalApproval", "name": "Final approval", "candidateGroups": ["directors"]}]}""";
+    /** The same shape with a deadline on every step: one timer boundary event per user task, as a deadline compiles to. */
+    static final String BUILT_IN_SHAPE_WITH_DEADLINES = BUILT_IN_SHAPE.replace("\"candidateGroups\"", "\"deadline\": \"P15D\", \"candidateGroups\"");
     private static final String ONE_STEP = """
             {"name": "One step", "steps": [{"id": "managerApproval", "candidateGroups": ["managers"]}]}""";
     private static final String DEPLOYED_CREATE_BODY = """
-            {"type": "BUILT_IN_SHAPE", "title": "Benchmark asset", "fields": {"amount": 1200.50, "riskLevel": "LOW", "sensitive": false}}""";
+            {"type": "%s", "title": "Benchmark asset", "fields": {"amount": 1200.50, "riskLevel": "LOW", "sensitive": false}}""";
 
     /**
-     * {@code builtInCyclesPerSecond}/{@code deployedCyclesPerSecond}: each round's figure, built-in first in every
-     * round; the 50-step and one-step figures are milliseconds per proposal and per approval, each of {@code deploys} runs.
+     * The cycles-per-second lists hold each round's figure (built-in first in odd rounds, last in even ones); the 50-step
+     * and one-step figures are milliseconds per proposal and per approval, each of {@code deploys} runs.
      */
     record Result(int clients, List<Double> builtInCyclesPerSecond, List<Double> deployedCyclesPerSecond,
-            List<Double> fiftyStepProposeMillis, List<Double> fiftyStepApproveMillis, List<Double> oneStepProposeMillis,
-            List<Double> oneStepApproveMillis) {
+            List<Double> deployedWithDeadlinesCyclesPerSecond, List<Double> fiftyStepProposeMillis,
+            List<Double> fiftyStepApproveMillis, List<Double> oneStepProposeMillis, List<Double> oneStepApproveMillis) {
 
         /** How much more a deployed flow's cycle costs: built-in rate over deployed rate, minus one, summed over the rounds. */
         double deployedCostShare() {
-            return sum(builtInCyclesPerSecond) / sum(deployedCyclesPerSecond) - 1;
+            return costShare(deployedCyclesPerSecond);
+        }
+
+        double deployedWithDeadlinesCostShare() {
+            return costShare(deployedWithDeadlinesCyclesPerSecond);
+        }
+
+        private double costShare(List<Double> deployedRates) {
+            return sum(builtInCyclesPerSecond) / sum(deployedRates) - 1;
         }
     }
 
@@ -60,14 +72,19 @@ final class DefinitionBenchmark {
             Admin admin = new Admin(service.baseUrl());
             admin.register("BUILT_IN_SHAPE", "amount", "riskLevel", "sensitive");
             admin.deploy("BUILT_IN_SHAPE", BUILT_IN_SHAPE, 1);
+            admin.register("WITH_DEADLINES", "amount", "riskLevel", "sensitive");
+            admin.deploy("WITH_DEADLINES", BUILT_IN_SHAPE_WITH_DEADLINES, 1);
 
-            List<Double> builtIn = new ArrayList<>();
-            List<Double> deployed = new ArrayList<>();
+            List<String> createBodies = List.of(ApprovalCycleClient.CREATE_BODY, DEPLOYED_CREATE_BODY.formatted("BUILT_IN_SHAPE"),
+                    DEPLOYED_CREATE_BODY.formatted("WITH_DEADLINES"));
+            List<List<Double>> rates = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
             for (int round = 0; round < rounds; round++) {
                 Duration warmup = round == 0 ? settings.warmup() : settings.warmup().dividedBy(3);
-                builtIn.add(LoadRun.run(service.baseUrl(), clients, warmup, settings.measure(), () -> { }, () -> { }).cyclesPerSecond());
-                deployed.add(LoadRun.run(service.baseUrl(), DEPLOYED_CREATE_BODY, clients, warmup, settings.measure(), () -> { },
-                        () -> { }).cyclesPerSecond());
+                for (int turn = 0; turn < createBodies.size(); turn++) {
+                    int flow = round % 2 == 0 ? turn : createBodies.size() - 1 - turn;
+                    rates.get(flow).add(LoadRun.run(service.baseUrl(), createBodies.get(flow), clients, warmup, settings.measure(),
+                            () -> { }, () -> { }).cyclesPerSecond());
+                }
             }
 
             admin.register("LONG_FLOW", "urgent");
@@ -85,7 +102,7 @@ final class DefinitionBenchmark {
                 fiftyPropose.add(fifty[0]);
                 fiftyApprove.add(fifty[1]);
             }
-            return new Result(clients, builtIn, deployed, fiftyPropose, fiftyApprove, onePropose, oneApprove);
+            return new Result(clients, rates.get(0), rates.get(1), rates.get(2), fiftyPropose, fiftyApprove, onePropose, oneApprove);
         }
     }
 
@@ -137,18 +154,22 @@ final class DefinitionBenchmark {
     static String markdown(Result result) {
         StringBuilder rounds = new StringBuilder();
         for (int i = 0; i < result.builtInCyclesPerSecond().size(); i++) {
-            rounds.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %+.1f %% |%n", i + 1, result.builtInCyclesPerSecond().get(i),
-                    result.deployedCyclesPerSecond().get(i),
-                    (result.builtInCyclesPerSecond().get(i) / result.deployedCyclesPerSecond().get(i) - 1) * 100));
+            double builtIn = result.builtInCyclesPerSecond().get(i);
+            double deployed = result.deployedCyclesPerSecond().get(i);
+            double withDeadlines = result.deployedWithDeadlinesCyclesPerSecond().get(i);
+            rounds.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %+.1f %% | %.1f | %+.1f %% |%n", i + 1, builtIn, deployed,
+                    (builtIn / deployed - 1) * 100, withDeadlines, (builtIn / withDeadlines - 1) * 100));
         }
         return String.format(Locale.ROOT, """
                 ## Deployed definitions
 
                 Approval cycles per second at %d clients, the built-in flow and a declarative flow of the same shape deployed \
-                over the API taking turns in one XA service (a deployed cycle costs %+.1f %% over all rounds; target: at most +5 %%):
+                over the API, without deadlines and with one on every step, taking turns in one XA service (built-in first in \
+                odd rounds, last in even ones). Over all rounds a deployed cycle costs %+.1f %%, with deadlines %+.1f %% \
+                (target: at most +5 %%):
 
-                | round | built-in cycles/s | deployed cycles/s | deployed costs |
-                |---:|---:|---:|---:|
+                | round | built-in cycles/s | deployed cycles/s | deployed costs | with deadlines cycles/s | with deadlines costs |
+                |---:|---:|---:|---:|---:|---:|
                 %s
                 Propose (compile and check) and approve (deploy into the engine) over HTTP, median of %d, in ms:
 
@@ -158,7 +179,7 @@ final class DefinitionBenchmark {
                 | 1 step | %.0f | %.0f | %.0f |
 
                 The 50-step flow's propose + approve is %.1f times the one-step flow's (target: under 2 s).
-                """, result.clients(), result.deployedCostShare() * 100, rounds, result.fiftyStepProposeMillis().size(),
+                """, result.clients(), result.deployedCostShare() * 100, result.deployedWithDeadlinesCostShare() * 100, rounds, result.fiftyStepProposeMillis().size(),
                 median(result.fiftyStepProposeMillis()), median(result.fiftyStepApproveMillis()),
                 median(sums(result.fiftyStepProposeMillis(), result.fiftyStepApproveMillis())),
                 median(result.oneStepProposeMillis()), median(result.oneStepApproveMillis()),
