@@ -15,9 +15,11 @@ import org.springframework.transaction.TransactionExecutionListener;
  * ({@code server.shutdown=graceful}, at most {@code spring.lifecycle.timeout-per-shutdown-phase}); a request that
  * outlasts that drain, or a background job's transaction, still runs. This lifecycle stops after the web drain
  * and before the web server, the engine, Atomikos and the pools go: it waits until every transaction the JTA
- * manager began has committed or rolled back, for at most the transaction timeout (no transaction may run
- * longer), so Atomikos's forced shutdown that follows cuts no commit in half that could still finish.
- * What is still running then is left to recovery (docs/operations.md, "Stopping a node").
+ * manager began has committed or rolled back, and every request still being answered has its answer written
+ * ({@link RequestsInFlight}), for at most the transaction timeout (no transaction may run longer), so Atomikos's
+ * forced shutdown that follows cuts no commit in half that could still finish, and the web server's stop closes no
+ * connection still owed an answer. What is still running then is left to recovery (docs/operations.md, "Stopping a
+ * node").
  */
 final class TransactionDrain implements TransactionExecutionListener, SmartLifecycle {
 
@@ -28,10 +30,12 @@ final class TransactionDrain implements TransactionExecutionListener, SmartLifec
     private static final Logger log = LoggerFactory.getLogger(TransactionDrain.class);
 
     private final Set<TransactionExecution> inFlight = ConcurrentHashMap.newKeySet();
+    private final RequestsInFlight requests;
     private final Duration limit;
     private volatile boolean running;
 
-    TransactionDrain(Duration limit) {
+    TransactionDrain(RequestsInFlight requests, Duration limit) {
+        this.requests = requests;
         this.limit = limit;
     }
 
@@ -61,10 +65,11 @@ final class TransactionDrain implements TransactionExecutionListener, SmartLifec
     public void stop() {
         running = false;
         long deadline = System.nanoTime() + limit.toNanos();
-        if (!inFlight.isEmpty()) {
-            log.info("waiting up to {} for {} transaction(s) still in flight to finish", limit, inFlight.size());
+        if (!drained()) {
+            log.info("waiting up to {} for {} transaction(s) and {} request(s) still in flight to finish", limit,
+                    inFlight.size(), requests.answering());
         }
-        while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
+        while (!drained() && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(50);
             } catch (InterruptedException e) {
@@ -72,10 +77,14 @@ final class TransactionDrain implements TransactionExecutionListener, SmartLifec
                 break;
             }
         }
-        if (!inFlight.isEmpty()) {
-            log.warn("{} transaction(s) still in flight after {}: the stop goes on, recovery resolves what they prepared",
-                    inFlight.size(), limit);
+        if (!drained()) {
+            log.warn("{} transaction(s) and {} request(s) still in flight after {}: the stop goes on, recovery resolves"
+                    + " what they prepared", inFlight.size(), requests.answering(), limit);
         }
+    }
+
+    private boolean drained() {
+        return inFlight.isEmpty() && requests.answering() == 0;
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.lockstep.platform.DatabaseVendor;
 import dev.lockstep.platform.EmbeddedPostgresServers;
 import dev.lockstep.platform.LockstepProperties;
 import jakarta.persistence.EntityManagerFactory;
+import jakarta.servlet.DispatcherType;
 import java.util.List;
 import javax.sql.DataSource;
 import org.hibernate.cfg.AvailableSettings;
@@ -20,10 +21,12 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.boot.flyway.autoconfigure.FlywayDataSource;
 import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.DependsOn;
 import org.springframework.context.annotation.Primary;
+import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.transaction.jta.JtaTransactionManager;
@@ -108,10 +111,27 @@ public class XaConfiguration {
         return manager;
     }
 
-    /** Counts the transactions the JTA manager runs, so that a stop waits for them (at most the transaction timeout). */
+    /**
+     * Counts the transactions the JTA manager runs and the requests being answered, so that a stop waits for them (at
+     * most the transaction timeout).
+     */
     @Bean
-    TransactionDrain transactionDrain(LockstepProperties properties) {
-        return new TransactionDrain(properties.tm().defaultTimeout());
+    TransactionDrain transactionDrain(RequestsInFlight requests, LockstepProperties properties) {
+        return new TransactionDrain(requests, properties.tm().defaultTimeout());
+    }
+
+    @Bean
+    RequestsInFlight requestsInFlight() {
+        return new RequestsInFlight();
+    }
+
+    /** Outermost, around every filter and every dispatch, so a request counts until its answer is written. */
+    @Bean
+    FilterRegistrationBean<RequestsInFlight> requestsInFlightFilter(RequestsInFlight requests) {
+        FilterRegistrationBean<RequestsInFlight> registration = new FilterRegistrationBean<>(requests);
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR);
+        return registration;
     }
 
     /**
