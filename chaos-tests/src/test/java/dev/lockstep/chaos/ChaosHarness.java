@@ -132,7 +132,7 @@ public final class ChaosHarness implements AutoCloseable {
     }
 
     /**
-     * Another service node on the same two databases (a cluster, {@code longrun.ClusterChaosIT}): its own home
+     * Another service node on the same two databases (a cluster, {@code ClusterChaosIT}): its own home
      * {@code work/name}, HTTP port and {@code settings} on top of the harness's; started by the caller under its own
      * transaction-manager name, with {@link #rulesArmedIn} a script of its own. Stopped when the harness closes.
      */
