@@ -111,7 +111,7 @@ class BenchmarkRun {
 
     /**
      * Alone: {@code mvn -Pbench verify -Dit.test='BenchmarkRun#measureDecisionLog'} (docs/performance.md, "Decision log:
-     * file against database"); levels {@code bench.decision-log-clients} (1,16), rounds {@code bench.decision-log-rounds} (2).
+     * file against database"); levels {@code bench.decision-log-clients} (1,16), rounds {@code bench.decision-log-rounds} (3).
      */
     @Test
     @Order(6)
@@ -120,7 +120,7 @@ class BenchmarkRun {
         List<Integer> levels = Arrays.stream(System.getProperty("bench.decision-log-clients", "1,16").split(","))
                 .map(String::trim).map(Integer::valueOf).toList();
         DecisionLogBenchmark.Result result = DecisionLogBenchmark.run(settings, levels,
-                Integer.getInteger("bench.decision-log-rounds", 2));
+                Integer.getInteger("bench.decision-log-rounds", 3));
         String markdown = DecisionLogBenchmark.markdown(result, levels);
         ReportFiles.append(settings.outputDir(), Map.of("decisionLog", result), markdown);
         System.out.println(markdown);
