@@ -7,7 +7,8 @@
 #
 #   src/test/scripts/ab-cycle.sh <label>=<jar>[:<mode>] [<label>=<jar>[:<mode>] ...]
 #   mode: embedded (XA, the default) or single; env: ROUNDS (4), WINDOW (30 s per window), WARM (90 per jar),
-#   OUT (target/ab-cycle), EXTRA_ARGS (added to every service's arguments)
+#   OUT (target/ab-cycle), EXTRA_ARGS (added to every service's arguments), READERS (measure the todo page read by
+#   this many clients at once, todo-readers.py, instead of the cycle: the figures are then per page)
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-4}
@@ -15,6 +16,8 @@ WINDOW=${WINDOW:-30}
 WARM=${WARM:-90}
 OUT=${OUT:-target/ab-cycle}
 CLIENT="$(cd "$(dirname "$0")" && pwd)/approval-cycle.py"
+MEASURED=$CLIENT UNIT=cycle
+if [[ -n ${READERS:-} ]]; then MEASURED="$(dirname "$CLIENT")/todo-readers.py" UNIT=page; fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 HZ=$(getconf CLK_TCK)
@@ -71,14 +74,14 @@ postgres_ticks() {
 window() { # label
     local label=$1 pid=${PID[$1]} before after pg_before result cycles
     before=$(thread_ticks "$pid"); pg_before=$(postgres_ticks "$label")
-    result=$(python3 "$CLIENT" "${PORT[$label]}" "$WINDOW")
+    result=$(python3 "$MEASURED" "${PORT[$label]}" "$WINDOW" ${READERS:-})
     after=$(thread_ticks "$pid")
     cycles=$(echo "$result" | head -1 | awk '{print $2}')
-    printf '%-8s %s | CPU ms/cycle: %s | postgres %.1f\n' "$label" "$(echo "$result" | head -1)" \
+    printf '%-8s %s | CPU ms/%s: %s | postgres %.1f\n' "$label" "$(echo "$result" | head -1)" "$UNIT" \
         "$(join <(echo "$before" | sort) <(echo "$after" | sort) | awk -v n="$cycles" -v hz="$HZ" \
             '{d = ($3 - $2) * 1000 / hz / n; all += d; out = out sprintf("%s %.1f ", $1, d)} END {printf "service %.1f (%s)", all, out}')" \
         "$(echo "($(postgres_ticks "$label") - $pg_before) * 1000 / $HZ / $cycles" | bc -l)"
-    echo "$result" | tail -1
+    if [[ $UNIT == cycle ]]; then echo "$result" | tail -1; fi
 }
 
 for round in $(seq "$ROUNDS"); do

@@ -5,6 +5,7 @@ import dev.lockstep.platform.security.Roles;
 import dev.lockstep.platform.web.ApiException;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
+import org.springdoc.core.annotations.ParameterObject;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -22,15 +23,15 @@ public class TodoController {
         this.rebuild = rebuild;
     }
 
-    /** Filters bind from query parameters named like {@link TaskFilter}'s components. */
+    /** Filters are read from query parameters named like {@link TaskFilter}'s components ({@link TaskFilterResolver}), and described so. */
     @GetMapping(path = "/api/tasks", produces = "application/json")
-    public TaskPage todo(TaskFilter filter, @RequestParam(required = false) String cursor,
+    public TaskPage todo(@ParameterObject TaskFilter filter, @RequestParam(required = false) String cursor,
             @RequestParam(defaultValue = "20") @Min(1) @Max(100) int size) {
         return lists.todo(Caller.current(), filter, cursor, size);
     }
 
     @GetMapping(path = "/api/tasks/done", produces = "application/json")
-    public TaskPage done(TaskFilter filter, @RequestParam(required = false) String cursor,
+    public TaskPage done(@ParameterObject TaskFilter filter, @RequestParam(required = false) String cursor,
             @RequestParam(defaultValue = "20") @Min(1) @Max(100) int size) {
         return lists.done(Caller.current(), filter, cursor, size);
     }

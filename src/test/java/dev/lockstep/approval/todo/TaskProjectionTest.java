@@ -163,6 +163,25 @@ class TaskProjectionTest extends UseCaseIntegrationTest {
         return ids(done(user, query + "&size=100"));
     }
 
+    @Test
+    void malformedFiltersAnswer400NamingEachParameterOnBothLists() {
+        for (String list : List.of("/api/tasks", "/api/tasks/done")) {
+            Api.Response answer = api.get("bob", list + "?minAmount=lots&createdFrom=yesterday&businessType=APPLICATION");
+            assertThat(answer.status()).as(answer.toString()).isEqualTo(400);
+            assertThat(answer.contentType()).startsWith("application/problem+json");
+            assertThat(answer.json().get("code").asString()).isEqualTo("VALIDATION_FAILED");
+            assertThat(answer.json().get("errors").valueStream().map(error -> error.get("field").asString()).toList())
+                    .as(answer.toString()).containsExactlyInAnyOrder("minAmount", "createdFrom");
+            assertThat(answer.json().get("detail").asString()).contains("minAmount is not a decimal number",
+                    "createdFrom is not an instant such as 2026-12-01T00:00:00Z");
+
+            Api.Response tooLarge = api.get("bob", list + "?size=101");
+            assertThat(tooLarge.status()).as(tooLarge.toString()).isEqualTo(400);
+            assertThat(tooLarge.json().get("code").asString()).isEqualTo("VALIDATION_FAILED");
+            assertThat(tooLarge.json().get("errors").get(0).get("field").asString()).isEqualTo("size");
+        }
+    }
+
     private JsonNode todo(String user, String query) {
         return list(user, "/api/tasks?" + query);
     }
