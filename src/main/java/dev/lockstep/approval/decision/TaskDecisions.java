@@ -115,10 +115,7 @@ public class TaskDecisions {
         call.actsOn(held.application().getId());
         OpenTask task = held.task();
         refuseDelegated(task);
-        if (task.assignee() == null) {
-            process.claim(taskId, caller.id());
-        }
-        process.complete(taskId, request.decision().name());
+        process.complete(taskId, task.assignee() == null ? caller.id() : null, request.decision().name());
         Instant now = clock.instant();
         Application application = held.application();
         records.saveAndFlush(ApprovalRecord.of(application.getId(), application.getLifecycleNo(), task.processInstanceId(),
