@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compares service jars side by side under the approval cycle at 1 client, in the same script run so that they
+# Compares service jars side by side under the approval cycle (1 client, or CLIENTS at once), in the same script run so that they
 # share the machine's state (docs/performance.md): each jar starts on fresh embedded databases, is warmed with two
 # clients, then measured in rounds of one window each, the order reversed every round. Per window: cycles, the
 # cycle's p50 and each operation's, the service's CPU per cycle by kind of thread (its live threads, /proc/<pid>/task: HTTP
@@ -7,8 +7,9 @@
 #
 #   src/test/scripts/ab-cycle.sh <label>=<jar>[:<mode>] [<label>=<jar>[:<mode>] ...]
 #   mode: embedded (XA, the default) or single; env: ROUNDS (4), WINDOW (30 s per window), WARM (90 per jar),
-#   OUT (target/ab-cycle), EXTRA_ARGS (added to every service's arguments), READERS (measure the todo page read by
-#   this many clients at once, todo-readers.py, instead of the cycle: the figures are then per page)
+#   OUT (target/ab-cycle), EXTRA_ARGS (added to every service's arguments), CLIENTS (approval-cycle clients at once,
+#   1), READERS (measure the todo page read by this many clients at once, todo-readers.py, instead of the cycle: the
+#   figures are then per page)
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-4}
@@ -74,7 +75,7 @@ postgres_ticks() {
 window() { # label
     local label=$1 pid=${PID[$1]} before after pg_before result cycles
     before=$(thread_ticks "$pid"); pg_before=$(postgres_ticks "$label")
-    result=$(python3 "$MEASURED" "${PORT[$label]}" "$WINDOW" ${READERS:-})
+    result=$(python3 "$MEASURED" "${PORT[$label]}" "$WINDOW" "${READERS:-${CLIENTS:-1}}")
     after=$(thread_ticks "$pid")
     cycles=$(echo "$result" | head -1 | awk '{print $2}')
     printf '%-8s %s | CPU ms/%s: %s | postgres %.1f\n' "$label" "$(echo "$result" | head -1)" "$UNIT" \

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""One client running the benchmark's approval cycle against a service for a number of seconds, over one
-keep-alive HTTP connection: alice creates and submits a low-risk application, bob and frank each read it and
-approve their task. Prints the cycles, the cycle's p50 and mean, then the p50 of each operation (ms).
+"""Clients running the benchmark's approval cycle against a service for a number of seconds, each on its own thread
+and keep-alive HTTP connection (one client unless told): alice creates and submits a low-risk application, bob and
+frank each read it and approve their task. Prints the cycles of all clients, the cycle's p50 and mean, then the p50
+of each operation (ms).
 
-    approval-cycle.py <port> <seconds>
+    approval-cycle.py <port> <seconds> [<clients>]
 """
 import base64
 import http.client
 import json
 import sys
+import threading
 import time
 import uuid
 
@@ -16,9 +18,15 @@ DRAFT = '{"title":"Benchmark asset","assetId":42,"amount":1200.50,"riskLevel":"L
 APPROVE = '{"decision":"APPROVE","comment":"benchmark"}'
 
 
-def main(port, seconds):
+def run(port, end, latencies, errors):
+    try:
+        cycles(port, end, latencies)
+    except Exception as error:  # a thread's exception does not end the process: main reports it
+        errors.append(error)
+
+
+def cycles(port, end, latencies):
     connection = http.client.HTTPConnection("localhost", port, timeout=60)
-    latencies = {}
 
     def call(user, method, path, body=None, key=None, expect=200, operation=None):
         started = time.perf_counter()
@@ -32,12 +40,11 @@ def main(port, seconds):
         response = connection.getresponse()
         data = response.read()
         if response.status != expect:
-            raise SystemExit(f"{method} {path}: {response.status} {data[:300]}")
+            raise RuntimeError(f"{method} {path}: {response.status} {data[:300]}")
         if operation:
-            latencies.setdefault(operation, []).append((time.perf_counter() - started) * 1000)
+            latencies[operation].append((time.perf_counter() - started) * 1000)
         return json.loads(data) if data else None
 
-    end = time.time() + seconds
     while time.time() < end:
         started = time.perf_counter()
         application = call("alice", "POST", "/api/applications", DRAFT, expect=201, operation="create")
@@ -46,7 +53,21 @@ def main(port, seconds):
         for approver in ("bob", "frank"):
             task = call(approver, "GET", path, operation="read")["openTasks"][0]["id"]
             call(approver, "POST", f"/api/tasks/{task}/complete", APPROVE, str(uuid.uuid4()), operation="approve-" + approver)
-        latencies.setdefault("cycle", []).append((time.perf_counter() - started) * 1000)
+        latencies["cycle"].append((time.perf_counter() - started) * 1000)
+
+
+def main(port, seconds, clients):
+    # one list per operation, filled in the order the cycle runs them; a list's append is atomic under the GIL
+    latencies = {name: [] for name in ("create", "submit", "read", "approve-bob", "approve-frank", "cycle")}
+    errors = []
+    end = time.time() + seconds
+    threads = [threading.Thread(target=run, args=(port, end, latencies, errors)) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise SystemExit(f"{len(errors)} of {clients} clients failed, the first with: {errors[0]}")
 
     def p50(values):
         return sorted(values)[len(values) // 2]
@@ -57,4 +78,4 @@ def main(port, seconds):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), float(sys.argv[2]))
+    main(int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 1)
