@@ -10,22 +10,16 @@ import base64
 import http.client
 import json
 import sys
-import threading
 import time
 import uuid
+
+from load_threads import run_all
 
 DRAFT = '{"title":"Benchmark asset","assetId":42,"amount":1200.50,"riskLevel":"LOW","sensitive":false}'
 APPROVE = '{"decision":"APPROVE","comment":"benchmark"}'
 
 
-def run(port, end, latencies, errors):
-    try:
-        cycles(port, end, latencies)
-    except Exception as error:  # a thread's exception does not end the process: main reports it
-        errors.append(error)
-
-
-def cycles(port, end, latencies):
+def client(port, end, latencies):
     connection = http.client.HTTPConnection("localhost", port, timeout=60)
 
     def call(user, method, path, body=None, key=None, expect=200, operation=None):
@@ -59,15 +53,8 @@ def cycles(port, end, latencies):
 def main(port, seconds, clients):
     # one list per operation, filled in the order the cycle runs them; a list's append is atomic under the GIL
     latencies = {name: [] for name in ("create", "submit", "read", "approve-bob", "approve-frank", "cycle")}
-    errors = []
     end = time.time() + seconds
-    threads = [threading.Thread(target=run, args=(port, end, latencies, errors)) for _ in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise SystemExit(f"{len(errors)} of {clients} clients failed, the first with: {errors[0]}")
+    run_all(client, [(port, end, latencies)] * clients)
 
     def p50(values):
         return sorted(values)[len(values) // 2]

@@ -8,8 +8,9 @@ p50 (ms).
 import base64
 import http.client
 import sys
-import threading
 import time
+
+from load_threads import run_all
 
 APPROVERS = ("bob", "carol", "dave", "frank")
 
@@ -26,18 +27,14 @@ def read(port, until, reader, latencies):
         response = connection.getresponse()
         response.read()
         if response.status != 200:
-            raise SystemExit(f"todo page as {user}: {response.status}")
+            raise RuntimeError(f"todo page as {user}: {response.status}")
         latencies.append((time.perf_counter() - started) * 1000)
 
 
 def main(port, seconds, readers):
     latencies = []
     until = time.time() + seconds
-    threads = [threading.Thread(target=read, args=(port, until, reader, latencies)) for reader in range(readers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_all(read, [(port, until, reader, latencies) for reader in range(readers)])
     print(f"pages {len(latencies)} p50 {sorted(latencies)[len(latencies) // 2]:.1f} ms")
 
 
