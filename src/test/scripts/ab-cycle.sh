@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compares service jars side by side under the approval cycle (1 client, or CLIENTS at once), in the same script run so that they
 # share the machine's state (docs/performance.md): each jar starts on fresh embedded databases, is warmed with two
-# clients, then measured in rounds of one window each, the order reversed every round. Per window: cycles, the
+# clients, then measured in rounds of one window each, the order rotated every round. Per window: cycles, the
 # cycle's p50 and each operation's, the service's CPU per cycle by kind of thread (its live threads, /proc/<pid>/task: HTTP
 # request threads, JIT compiler, Atomikos's threads, the rest) and the CPU per cycle of its PostgreSQL servers.
 #
@@ -85,9 +85,11 @@ window() { # label
     if [[ $UNIT == cycle ]]; then echo "$result" | tail -1; fi
 }
 
+# the order rotates by one jar every round, so that with n jars and a multiple of n rounds each jar measures in every
+# position equally often (a window runs in the wake of the one before it: the other jar's checkpoints, autovacuum, JIT)
 for round in $(seq "$ROUNDS"); do
-    order=("${LABELS[@]}")
-    if (( round % 2 == 0 )); then order=(); for (( i = ${#LABELS[@]} - 1; i >= 0; i-- )); do order+=("${LABELS[$i]}"); done; fi
+    order=()
+    for (( i = 0; i < ${#LABELS[@]}; i++ )); do order+=("${LABELS[$(( (i + round - 1) % ${#LABELS[@]} ))]}"); done
     echo "round $round"
     for label in "${order[@]}"; do window "$label"; done
 done | tee "$OUT/summary.txt"
