@@ -11,8 +11,6 @@ import dev.lockstep.transactions.contention.ApplicationWaiters;
 import dev.lockstep.transactions.workflow.ActionFence;
 import dev.lockstep.transactions.workflow.ApprovalProcess;
 import dev.lockstep.transactions.workflow.ApprovalProcess.OpenTask;
-import dev.lockstep.transactions.workflow.ApprovalProcess.RunTasks;
-import dev.lockstep.transactions.workflow.ApprovalProcess.TaskRun;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
@@ -111,9 +109,8 @@ public class RunningApplications {
      * any concurrent action on the application committed. Refused to the application's applicant.
      */
     public HeldTask hold(String taskId, Caller caller) {
-        TaskRun run = process.runOfTask(taskId).orElseThrow(() -> taskGone(taskId));
-        String processInstanceId = run.processInstanceId();
-        long applicationId = Long.parseLong(run.businessKey());
+        String processInstanceId = openTask(taskId).processInstanceId();
+        long applicationId = applicationOf(processInstanceId);
         Application application = lock(applicationId, processInstanceId).orElseThrow(() -> ApiException.conflict(
                 "APPLICATION_NOT_RUNNING", "Application " + applicationId + " is no longer being approved."));
         separation.refuseApplicant(application, caller);
@@ -164,14 +161,10 @@ public class RunningApplications {
     }
 
     public OpenTask openTask(String taskId) {
-        return process.findTask(taskId).orElseThrow(() -> taskGone(taskId));
-    }
-
-    private ApiException taskGone(String taskId) {
         // a task of an archived process is no longer in the engine's history, but it did end
-        return process.taskFinished(taskId) || archive.hasTask(taskId)
+        return process.findTask(taskId).orElseThrow(() -> process.taskFinished(taskId) || archive.hasTask(taskId)
                 ? ApiException.conflict("TASK_ALREADY_COMPLETED", "Task " + taskId + " has already been completed.")
-                : ApiException.notFound("TASK_NOT_FOUND", "There is no task " + taskId + ".");
+                : ApiException.notFound("TASK_NOT_FOUND", "There is no task " + taskId + "."));
     }
 
     public static void requireOffered(OpenTask task, Caller caller) {
@@ -195,12 +188,8 @@ public class RunningApplications {
      * application's summary of its open tasks, both from what the engine holds now.
      */
     public void refreshTaskViews(long applicationId, String processInstanceId, Instant now) {
-        refreshTaskViews(applicationId, process.tasksOfRun(processInstanceId), now);
-    }
-
-    private void refreshTaskViews(long applicationId, RunTasks run, Instant now) {
-        projection.refresh(Long.toString(applicationId), run);
-        applications.updateTaskSummary(applicationId, summaries.of(run.openTasks()), now);
+        reproject(applicationId, processInstanceId);
+        applications.updateTaskSummary(applicationId, summaryOf(processInstanceId), now);
     }
 
     /**
@@ -221,11 +210,10 @@ public class RunningApplications {
      * projection rows it ended and the application takes the process's explicit outcome.
      */
     public ApplicationView settle(Application application, String processInstanceId, Instant now) {
-        RunTasks run = process.tasksOfRun(processInstanceId);
-        if (run.running()) {
-            refreshTaskViews(application.getId(), run, now);
+        if (process.isRunning(processInstanceId)) {
+            refreshTaskViews(application.getId(), processInstanceId, now);
         } else {
-            projection.refresh(Long.toString(application.getId()), run);
+            reproject(application.getId(), processInstanceId);
             closeWithOutcome(application, processInstanceId, now);
         }
         return view(application.getId());

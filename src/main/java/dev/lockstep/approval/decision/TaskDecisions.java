@@ -115,7 +115,10 @@ public class TaskDecisions {
         call.actsOn(held.application().getId());
         OpenTask task = held.task();
         refuseDelegated(task);
-        process.complete(taskId, task.assignee() == null ? caller.id() : null, request.decision().name());
+        if (task.assignee() == null) {
+            process.claim(taskId, caller.id());
+        }
+        process.complete(taskId, request.decision().name());
         Instant now = clock.instant();
         Application application = held.application();
         records.saveAndFlush(ApprovalRecord.of(application.getId(), application.getLifecycleNo(), task.processInstanceId(),

@@ -8,7 +8,6 @@ import dev.lockstep.platform.audit.AuditTrail;
 import dev.lockstep.platform.audit.AuditTrail.Chaining;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.transactions.monitoring.TransactionLogContext;
-import dev.lockstep.transactions.workflow.ApprovalProcess.LiveTask;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
@@ -17,6 +16,7 @@ import java.util.Map;
 import org.activiti.engine.HistoryService;
 import org.activiti.engine.TaskService;
 import org.activiti.engine.history.HistoricTaskInstance;
+import org.activiti.engine.task.Task;
 import org.hibernate.Session;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
@@ -87,10 +87,10 @@ public class TaskProjectionRebuild {
         // waits for an archival batch in flight: a process it moves is then in history or in the archive, never in neither
         archive.lockControl();
         String businessKey = Long.toString(applicationId);
-        Map<String, LiveTask> open = refresh.liveTasks(tasks.createTaskQuery().processInstanceBusinessKey(businessKey).list());
+        Map<String, Task> open = TaskProjectionRefresh.openTasks(tasks.createTaskQuery().processInstanceBusinessKey(businessKey).list());
         int rows = 0;
         for (HistoricTaskInstance task : history.createHistoricTaskInstanceQuery().processInstanceBusinessKey(businessKey).list()) {
-            projection.save(TaskProjectionRefresh.project(task, open), businessKey);
+            projection.save(refresh.project(task, open), businessKey);
             rows++;
         }
         for (ArchivedProcess.Task archived : archive.tasksOf(businessKey)) {

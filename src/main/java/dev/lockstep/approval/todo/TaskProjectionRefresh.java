@@ -1,9 +1,6 @@
 package dev.lockstep.approval.todo;
 
 import dev.lockstep.platform.AreaApi;
-import dev.lockstep.transactions.workflow.ApprovalProcess;
-import dev.lockstep.transactions.workflow.ApprovalProcess.LiveTask;
-import dev.lockstep.transactions.workflow.ApprovalProcess.RunTasks;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -32,13 +29,11 @@ public class TaskProjectionRefresh {
     private final TaskProjection projection;
     private final TaskService tasks;
     private final HistoryService history;
-    private final ApprovalProcess process;
 
-    public TaskProjectionRefresh(TaskProjection projection, TaskService tasks, HistoryService history, ApprovalProcess process) {
+    public TaskProjectionRefresh(TaskProjection projection, TaskService tasks, HistoryService history) {
         this.projection = projection;
         this.tasks = tasks;
         this.history = history;
-        this.process = process;
     }
 
     /**
@@ -46,15 +41,13 @@ public class TaskProjectionRefresh {
      * open (a command may have ended it), through the engine's API. {@code businessKey} is the run's application.
      */
     public void refresh(String businessKey, String processInstanceId) {
-        refresh(businessKey, process.tasksOfRun(processInstanceId));
-    }
-
-    /** As {@link #refresh(String, String)}, from the run's tasks as one engine command read them. */
-    public void refresh(String businessKey, RunTasks run) {
-        Map<String, LiveTask> open = run.open().stream().collect(Collectors.toMap(live -> live.task().getId(), Function.identity()));
+        Map<String, Task> open = openTasks(tasks.createTaskQuery().processInstanceId(processInstanceId).list());
         Set<String> touched = new HashSet<>(open.keySet());
-        projection.openTasksOf(run.processInstanceId()).forEach(row -> touched.add(row.id()));
-        for (HistoricTaskInstance task : run.history()) {
+        projection.openTasksOf(processInstanceId).forEach(row -> touched.add(row.id()));
+        if (touched.isEmpty()) {
+            return;
+        }
+        for (HistoricTaskInstance task : history.createHistoricTaskInstanceQuery().processInstanceId(processInstanceId).list()) {
             if (touched.contains(task.getId())) {
                 projection.save(project(task, open), businessKey);
             }
@@ -64,20 +57,17 @@ public class TaskProjectionRefresh {
     /** Re-projects one task of the application {@code businessKey} from the engine, leaving every other row as it is. */
     public void refreshTask(String businessKey, String taskId) {
         HistoricTaskInstance task = history.createHistoricTaskInstanceQuery().taskId(taskId).singleResult();
-        projection.save(project(task, liveTasks(tasks.createTaskQuery().taskId(taskId).list())), businessKey);
+        projection.save(project(task, openTasks(tasks.createTaskQuery().taskId(taskId).list())), businessKey);
     }
 
-    /** The open tasks by id with their identity links, for {@link #project}. */
-    Map<String, LiveTask> liveTasks(List<Task> open) {
-        return open.stream().collect(Collectors.toMap(Task::getId, task -> new LiveTask(task, tasks.getIdentityLinksForTask(task.getId()))));
+    /** The open tasks by id, for {@link #project}. */
+    static Map<String, Task> openTasks(List<Task> open) {
+        return open.stream().collect(Collectors.toMap(Task::getId, Function.identity()));
     }
 
     /** One task's row: from the live task and its candidate links while it is open, from history once it ended. */
-    static ProjectedTask project(HistoricTaskInstance task, Map<String, LiveTask> open) {
-        if (task.getEndTime() != null) {
-            return ProjectedTask.ended(task);
-        }
-        LiveTask live = open.get(task.getId());
-        return ProjectedTask.open(live.task(), live.links(), task);
+    ProjectedTask project(HistoricTaskInstance task, Map<String, Task> open) {
+        return task.getEndTime() != null ? ProjectedTask.ended(task)
+                : ProjectedTask.open(open.get(task.getId()), tasks.getIdentityLinksForTask(task.getId()), task);
     }
 }

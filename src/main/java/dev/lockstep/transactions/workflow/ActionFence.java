@@ -6,10 +6,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import org.activiti.engine.ManagementService;
 import org.activiti.engine.RuntimeService;
-import org.activiti.engine.impl.cmd.GetExecutionVariableCmd;
-import org.activiti.engine.impl.cmd.SetExecutionVariablesCmd;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -39,10 +36,10 @@ public class ActionFence {
     /** Commit of the workflow branch normally follows the business one within milliseconds. */
     static final Duration PREDECESSOR_WAIT = Duration.ofSeconds(10);
 
-    private final ManagementService management;
+    private final RuntimeService runtime;
 
-    public ActionFence(ManagementService management) {
-        this.management = management;
+    public ActionFence(RuntimeService runtime) {
+        this.runtime = runtime;
     }
 
     /**
@@ -69,8 +66,9 @@ public class ActionFence {
         long previous = actionSeq - 1;
         long deadline = System.nanoTime() + wait.toNanos();
         long pauseMillis = 1;
+        // A run started before the sequence existed has no variable (seen = previous); from now on it has one.
         long seen;
-        while ((seen = enterAfter(processInstanceId, previous, actionSeq)) < previous) {
+        while ((seen = seen(processInstanceId, previous)) < previous) {
             if (System.nanoTime() > deadline) {
                 throw new PredecessorNotVisibleException(processInstanceId, previous, seen, wait);
             }
@@ -81,6 +79,7 @@ public class ActionFence {
             throw new IllegalStateException("process " + processInstanceId + " holds action " + seen + " but the business row counts "
                     + previous + "; the two databases disagree on this run's history");
         }
+        runtime.setVariable(processInstanceId, VARIABLE, actionSeq);
     }
 
     /**
@@ -100,20 +99,9 @@ public class ActionFence {
         return counts;
     }
 
-    /**
-     * One engine command (one read of the run's execution and variable): the number of the last action the workflow
-     * holds, and, when it is {@code previous}, this action's number recorded. A run started before the sequence existed
-     * has no variable and counts as holding {@code previous}. Each call is a fresh command, so a retry reads anew.
-     */
-    private long enterAfter(String processInstanceId, long previous, long actionSeq) {
-        return management.executeCommand(context -> {
-            Object value = new GetExecutionVariableCmd(processInstanceId, VARIABLE, false).execute(context);
-            long seen = value == null ? previous : ((Number) value).longValue();
-            if (seen == previous) {
-                new SetExecutionVariablesCmd(processInstanceId, Map.of(VARIABLE, actionSeq), false).execute(context);
-            }
-            return seen;
-        });
+    private long seen(String processInstanceId, long whenAbsent) {
+        Object value = runtime.getVariable(processInstanceId, VARIABLE);
+        return value == null ? whenAbsent : ((Number) value).longValue();
     }
 
     private static void pause(long millis) {

@@ -4,7 +4,6 @@ import dev.lockstep.platform.AreaApi;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
@@ -16,13 +15,7 @@ import org.activiti.engine.ManagementService;
 import org.activiti.engine.RepositoryService;
 import org.activiti.engine.RuntimeService;
 import org.activiti.engine.TaskService;
-import org.activiti.engine.history.HistoricTaskInstance;
 import org.activiti.engine.history.HistoricVariableInstance;
-import org.activiti.engine.impl.HistoricTaskInstanceQueryImpl;
-import org.activiti.engine.impl.cmd.ClaimTaskCmd;
-import org.activiti.engine.impl.cmd.CompleteTaskCmd;
-import org.activiti.engine.impl.interceptor.CommandContext;
-import org.activiti.engine.impl.persistence.entity.ExecutionEntity;
 import org.activiti.engine.impl.persistence.entity.TaskEntity;
 import org.activiti.engine.repository.ProcessDefinition;
 import org.activiti.engine.runtime.ProcessInstance;
@@ -117,49 +110,13 @@ public class ApprovalProcess {
         }
     }
 
-    /** The run's open tasks with their candidate groups, oldest first, read in one engine command. */
     public List<OpenTask> openTasks(String processInstanceId) {
-        return management.executeCommand(context -> liveTasks(context, processInstanceId).stream().map(LiveTask::describe).toList());
-    }
-
-    /**
-     * Everything the end of a task command reads about the run, in one engine command, so one entity cache: whether
-     * it still runs, its open tasks with their identity links (each read once), and every task history holds for it.
-     */
-    public RunTasks tasksOfRun(String processInstanceId) {
-        return management.executeCommand(context -> {
-            boolean running = context.getExecutionEntityManager().findById(processInstanceId) != null;
-            HistoricTaskInstanceQueryImpl history = new HistoricTaskInstanceQueryImpl();
-            history.processInstanceId(processInstanceId);
-            return new RunTasks(processInstanceId, running, liveTasks(context, processInstanceId), history.executeList(context, null));
-        });
-    }
-
-    private static List<LiveTask> liveTasks(CommandContext context, String processInstanceId) {
-        return context.getTaskEntityManager().findTasksByProcessInstanceId(processInstanceId).stream()
-                .sorted(Comparator.comparing(TaskEntity::getCreateTime).thenComparing(TaskEntity::getId))
-                .map(task -> new LiveTask(task, List.copyOf(task.getIdentityLinks())))
-                .toList();
+        return tasks.createTaskQuery().processInstanceId(processInstanceId).orderByTaskCreateTime().asc().list()
+                .stream().flatMap(task -> describe(task.getId()).stream()).toList();
     }
 
     public Optional<OpenTask> findTask(String taskId) {
         return describe(taskId);
-    }
-
-    /** The run an open task belongs to, with its business key, in one engine command; empty once the task is gone. */
-    public Optional<TaskRun> runOfTask(String taskId) {
-        return Optional.ofNullable(management.executeCommand(context -> {
-            TaskEntity task = context.getTaskEntityManager().findById(taskId);
-            if (task == null) {
-                return null;
-            }
-            String processInstanceId = task.getProcessInstanceId();
-            ExecutionEntity running = context.getExecutionEntityManager().findById(processInstanceId);
-            // the run may have ended since the task was read: history keeps its key
-            String businessKey = running != null ? running.getBusinessKey()
-                    : context.getHistoricProcessInstanceEntityManager().findById(processInstanceId).getBusinessKey();
-            return new TaskRun(processInstanceId, businessKey);
-        }));
     }
 
     /** True when the task once existed and has been completed or cancelled. */
@@ -232,14 +189,12 @@ public class ApprovalProcess {
         return (List<String>) runtime.getVariable(processInstanceId, CountersignRule.SIGNERS);
     }
 
-    /** Decides the task; {@code claimant}, when not null, claims the unclaimed task first, in the same engine command. */
-    public void complete(String taskId, String claimant, String decision) {
-        management.executeCommand(context -> {
-            if (claimant != null) {
-                new ClaimTaskCmd(taskId, claimant).execute(context);
-            }
-            return new CompleteTaskCmd(taskId, Map.of(DECISION, decision)).execute(context);
-        });
+    public void complete(String taskId, String decision) {
+        tasks.complete(taskId, Map.of(DECISION, decision));
+    }
+
+    public boolean isRunning(String processInstanceId) {
+        return runtime.createProcessInstanceQuery().processInstanceId(processInstanceId).count() > 0;
     }
 
     /** The explicit outcome the process recorded at its end event; empty while it runs. */
@@ -278,25 +233,6 @@ public class ApprovalProcess {
 
     private static Instant toInstant(Date date) {
         return date == null ? null : date.toInstant();
-    }
-
-    /** A run's tasks as {@link #tasksOfRun} read them; {@code open} oldest first. */
-    public record RunTasks(String processInstanceId, boolean running, List<LiveTask> open, List<HistoricTaskInstance> history) {
-
-        public List<OpenTask> openTasks() {
-            return open.stream().map(LiveTask::describe).toList();
-        }
-    }
-
-    /** An open task with the identity links it held when read. */
-    public record LiveTask(Task task, List<IdentityLink> links) {
-
-        OpenTask describe() {
-            return ApprovalProcess.describe(task, links);
-        }
-    }
-
-    public record TaskRun(String processInstanceId, String businessKey) {
     }
 
     public record StartedProcess(String processInstanceId, String processDefinitionId, int processDefinitionVersion) {
