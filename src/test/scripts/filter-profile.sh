@@ -31,9 +31,7 @@ java -Xmx768m -XX:FlightRecorderOptions:stackdepth=256 -jar "$JAR" --lockstep.ho
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true' EXIT
 await_health "$port"
-python3 "$SCRIPTS/approval-cycle.py" "$port" "$WARM" > /dev/null & other=$!
-python3 "$SCRIPTS/approval-cycle.py" "$port" "$WARM" > /dev/null
-wait "$other"
+python3 "$SCRIPTS/approval-cycle.py" "$port" "$WARM" 2 > /dev/null
 # JFR's first start makes the JIT recompile what it instruments: a throwaway recording first (as ServiceProfile does)
 jcmd "$pid" JFR.start name=warm-up settings=profile > /dev/null && jcmd "$pid" JFR.stop name=warm-up > /dev/null
 python3 "$SCRIPTS/todo-readers.py" "$port" 20 "$READERS" > /dev/null
