@@ -16,10 +16,12 @@ import org.activiti.engine.impl.context.Context;
 import org.springframework.stereotype.Component;
 
 /**
- * Bean {@code deadlines} of the BPMN: each user task of the shipped processes carries four timer
- * boundary events (remind and escalate non-interrupting; reject and return-to-applicant interrupting)
- * whose times come from here when the task is entered, and whose flows call back here when they fire.
- * A time of null creates no timer, so a step without that deadline in its policy simply has none.
+ * Bean {@code deadlines} of the BPMN: each user task of the shipped processes carries three timer
+ * boundary events (remind and escalate non-interrupting; the final deadline interrupting, its gateway
+ * choosing reject or return-to-applicant) whose times come from here when the task is entered, and
+ * whose flows call back here when they fire. A time of null creates no timer, so a step without that
+ * deadline in its policy simply has none. One final timer instead of one per action: every boundary
+ * event is an execution the engine creates and deletes with its history on every step, timer or not.
  * Times are counted on the engine's clock, the one its job executor compares due dates with.
  */
 @Component("deadlines")
@@ -45,6 +47,21 @@ public class Deadlines {
         return due(execution, step, Timing::escalateAfter);
     }
 
+    public Date finalAfter(DelegateExecution execution, String step) {
+        return due(execution, step, Timing::finalAfter);
+    }
+
+    /**
+     * The final deadline's gateway, when it has passed: reject, or else return to the applicant, as the
+     * policy says now. A policy that no longer has a final action fails the firing, naming the setting.
+     */
+    public boolean rejects(DelegateExecution execution, String step) {
+        return policies.timing(step, riskLevel(execution)).map(Timing::finalAction).orElseThrow(() -> new IllegalStateException(
+                "the final deadline of step " + step + " passed but lockstep.deadlines.steps." + step
+                        + " no longer has a final-action")) == FinalAction.REJECT;
+    }
+
+    /** The interrupting timers of runs on process versions deployed before the final deadline had one timer. */
     public Date rejectAfter(DelegateExecution execution, String step) {
         return due(execution, step, timing -> timing.finalAction() == FinalAction.REJECT ? timing.finalAfter() : null);
     }
@@ -78,8 +95,12 @@ public class Deadlines {
     }
 
     private Date due(DelegateExecution execution, String step, Function<Timing, Duration> which) {
-        Duration after = policies.timing(step, (String) execution.getVariable(RISK_LEVEL)).map(which).orElse(null);
+        Duration after = policies.timing(step, riskLevel(execution)).map(which).orElse(null);
         return after == null ? null : Date.from(engineNow().plus(after));
+    }
+
+    private static String riskLevel(DelegateExecution execution) {
+        return (String) execution.getVariable(RISK_LEVEL);
     }
 
     static Instant engineNow() {
