@@ -91,19 +91,22 @@ final class TodoScaleBenchmark {
             + " and indexname not in ('task_projection_pkey', 'task_offer_pkey')";
 
     /**
-     * The served statements as TaskProjection builds them without filters (first page, then with the
-     * keyset cursor in each %s), for EXPLAIN only; the latencies come from the real endpoints.
+     * The served statements as TaskProjection builds them for a caller with one group, the default page of 20 and no
+     * filters (first page, then with the keyset cursor in each %s), for EXPLAIN only; the latencies come from the
+     * real endpoints.
      */
-    /** The statements TaskProjection issues for a caller with one group and the default page of 20. */
     private static final String TODO_SQL = """
             select p.* from task_projection p join (
-                (select p.task_id from task_projection p where p.state = 'OPEN' and p.assignee = ? and p.applicant_id <> ?%s
-                  order by p.created_at desc, p.task_id desc limit 21)
-                union
-                (select arm.task_id from (values (?)) as offered_to(group_id) cross join lateral (
-                    select o.task_id from task_offer o join task_projection p on p.task_id = o.task_id
-                     where o.group_id = offered_to.group_id and p.applicant_id <> ?%s
-                     order by o.created_at desc, o.task_id desc limit 21) arm)
+                select task_id from (
+                    (select p.task_id, p.created_at from task_projection p
+                      where p.state = 'OPEN' and p.assignee = ? and p.applicant_id <> ?%s
+                      order by p.created_at desc, p.task_id desc limit 21)
+                    union
+                    (select arm.task_id, arm.created_at from (values (?)) as offered_to(group_id) cross join lateral (
+                        select o.task_id, o.created_at from task_offer o join task_projection p on p.task_id = o.task_id
+                         where o.group_id = offered_to.group_id and p.applicant_id <> ?%s
+                         order by o.created_at desc, o.task_id desc limit 21) arm)
+                ) arms order by created_at desc, task_id desc limit 21
             ) candidates on candidates.task_id = p.task_id
             order by p.created_at desc, p.task_id desc limit 21""";
     private static final String DONE_SQL = "select p.* from task_projection p where p.state = 'COMPLETED' and p.assignee = ?%s"
