@@ -73,7 +73,7 @@ class BenchmarkSmokeTest {
                 List.of("-cp", System.getProperty("java.class.path"), "dev.lockstep.LockstepApplication"), output);
 
         ScaleAndRecoveryStages.Result result = ScaleAndRecoveryStages.run(settings,
-                new TodoScaleBenchmark.Sizes(200, 2_000, 20, 8, 8, 4, 4, 3, 4), new RecoveryTimeBenchmark.Sizes(6, Duration.ofMinutes(5), Duration.ofSeconds(30)));
+                new TodoScaleBenchmark.Sizes(200, 2_000, 20, 8, 8, 4, 4, 3, 4, 32), new RecoveryTimeBenchmark.Sizes(6, Duration.ofMinutes(5), Duration.ofSeconds(30)));
 
         TodoScaleBenchmark.Result todo = result.todoScale();
         assertThat(todo.projectionRows()).isEqualTo(2_200);

@@ -49,9 +49,12 @@ final class TodoScaleBenchmark {
 
     enum Page { TODO_FIRST, TODO_DEEP, DONE_FIRST, DONE_DEEP }
 
-    /** {@code readers}: how many read the pages at once in the concurrent pass (with indexes, {@code 4 × requests} per page). */
+    /**
+     * {@code readers}: how many read the pages at once in the concurrent pass (with indexes), {@code concurrentRequests}
+     * per page in all: long enough that the p99 is not the slowest few requests of a two-second window.
+     */
     record Sizes(int openTasks, int historicTasks, int users, int groups, int requests, int requestsWithoutIndexes,
-            int warmupRequests, int deepPage, int readers) {
+            int warmupRequests, int deepPage, int readers, int concurrentRequests) {
 
         /** {@code bench.todo.*} system properties; the defaults are the scale. */
         static Sizes fromSystemProperties() {
@@ -60,7 +63,7 @@ final class TodoScaleBenchmark {
                     Integer.getInteger("bench.todo.groups", 50), Integer.getInteger("bench.todo.requests", 500),
                     Integer.getInteger("bench.todo.requests-without-indexes", 20),
                     Integer.getInteger("bench.todo.warmup-requests", 1000), Integer.getInteger("bench.todo.deep-page", 25),
-                    Integer.getInteger("bench.todo.readers", 16));
+                    Integer.getInteger("bench.todo.readers", 16), Integer.getInteger("bench.todo.concurrent-requests", 10_000));
         }
     }
 
@@ -150,7 +153,7 @@ final class TodoScaleBenchmark {
                 timePagesConcurrently(http, service.baseUrl(), cursors, 4 * sizes.warmupRequests(), sizes.readers());
                 var concurrent = ServiceProfile.during(service.pid(), settings.outputDir().resolve("todo-pages-" + sizes.readers()
                         + "-readers.jfr"), ServiceProfile.wanted(sizes.readers()), () -> timePagesConcurrently(http, service.baseUrl(),
-                        cursors, 4 * sizes.requests(), sizes.readers()));
+                        cursors, sizes.concurrentRequests(), sizes.readers()));
                 return new Result(sizes, seedSeconds, rows, applications, size, reached, without, with,
                         new ConcurrentPass(sizes.readers(), concurrent.value(), concurrent.profile()));
             }
