@@ -1,5 +1,6 @@
 package dev.lockstep.bench;
 
+import dev.lockstep.approval.todo.ServedTaskStatements;
 import dev.lockstep.bench.Benchmark.OperationLatency;
 import java.io.IOException;
 import java.net.URI;
@@ -16,7 +17,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.EnumMap;
@@ -86,34 +86,14 @@ final class TodoScaleBenchmark {
     /** The demo approvers, who can log in over HTTP, and the candidate group each belongs to. */
     private static final List<String> CALLERS = List.of("bob", "carol", "dave", "frank");
     private static final List<String> CALLER_GROUPS = List.of("managers", "legal", "finance", "directors");
+    /** The API's default page size, which the timed requests use. */
+    private static final int PAGE_SIZE = 20;
     private static final long FIRST_SEEDED_APPLICATION = 1_000_000_000L;
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     /** The indexes the "before" pass drops: all but the primary keys of the projection and its offers table. */
     private static final String SECONDARY_INDEXES = "tablename in ('task_projection', 'task_offer')"
             + " and indexname not in ('task_projection_pkey', 'task_offer_pkey')";
-
-    /**
-     * The served statements as TaskProjection builds them for a caller with one group, the default page of 20 and no
-     * filters (first page, then with the keyset cursor in each %s), for EXPLAIN only; the latencies come from the
-     * real endpoints.
-     */
-    private static final String TODO_SQL = """
-            select p.* from task_projection p join (
-                select task_id from (
-                    (select p.task_id, p.created_at from task_projection p
-                      where p.state = 'OPEN' and p.assignee = ? and p.applicant_id <> ?%s
-                      order by p.created_at desc, p.task_id desc limit 21)
-                    union
-                    (select arm.task_id, arm.created_at from (values (?)) as offered_to(group_id) cross join lateral (
-                        select o.task_id, o.created_at from task_offer o join task_projection p on p.task_id = o.task_id
-                         where o.group_id = offered_to.group_id and p.applicant_id <> ?%s
-                         order by o.created_at desc, o.task_id desc limit 21) arm)
-                ) arms order by created_at desc, task_id desc limit 21
-            ) candidates on candidates.task_id = p.task_id
-            order by p.created_at desc, p.task_id desc limit 21""";
-    private static final String DONE_SQL = "select p.* from task_projection p where p.state = 'COMPLETED' and p.assignee = ?%s"
-            + " order by p.ended_at desc, p.task_id desc limit 21";
 
     private TodoScaleBenchmark() {
     }
@@ -339,23 +319,15 @@ final class TodoScaleBenchmark {
         return scans;
     }
 
+    /** EXPLAIN of the page's statement as the service builds it, for the first demo approver. */
     private static String explain(Connection db, Page page, String cursor) throws SQLException {
-        boolean todo = page == Page.TODO_FIRST || page == Page.TODO_DEEP;
-        String[] position = cursor == null ? null
-                : new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8).split("\\|", 2);
-        String sql = "explain (analyze, buffers) " + (todo
-                ? TODO_SQL.formatted(keyset(position, "p.created_at", "p.task_id"), keyset(position, "o.created_at", "o.task_id"))
-                : DONE_SQL.formatted(keyset(position, "p.ended_at", "p.task_id")));
-        List<Object> args = new ArrayList<>(todo ? List.of(CALLERS.get(0), CALLERS.get(0)) : List.of(CALLERS.get(0)));
-        addKeyset(args, position);
-        if (todo) {
-            args.addAll(List.of(CALLER_GROUPS.get(0), CALLERS.get(0)));
-            addKeyset(args, position);
-        }
+        ServedTaskStatements.Statement served = page == Page.TODO_FIRST || page == Page.TODO_DEEP
+                ? ServedTaskStatements.todo(CALLERS.get(0), List.of(CALLER_GROUPS.get(0)), cursor, PAGE_SIZE)
+                : ServedTaskStatements.done(CALLERS.get(0), cursor, PAGE_SIZE);
         StringBuilder plan = new StringBuilder();
-        try (PreparedStatement statement = db.prepareStatement(sql)) {
-            for (int i = 0; i < args.size(); i++) {
-                statement.setObject(i + 1, args.get(i));
+        try (PreparedStatement statement = db.prepareStatement("explain (analyze, buffers) " + served.sql())) {
+            for (int i = 0; i < served.arguments().size(); i++) {
+                statement.setObject(i + 1, served.arguments().get(i));
             }
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
@@ -364,17 +336,6 @@ final class TodoScaleBenchmark {
             }
         }
         return plan.toString();
-    }
-
-    private static String keyset(String[] position, String sortColumn, String taskIdColumn) {
-        return position == null ? "" : " and (" + sortColumn + ", " + taskIdColumn + ") < (?, ?)";
-    }
-
-    private static void addKeyset(List<Object> args, String[] position) {
-        if (position != null) {
-            args.add(Instant.parse(position[0]).atOffset(java.time.ZoneOffset.UTC));
-            args.add(position[1]);
-        }
     }
 
     private static JsonNode get(HttpClient http, String baseUrl, String user, String path, String cursor)

@@ -148,25 +148,36 @@ public class TaskProjection {
      * the user's groups, not with the number of open tasks.
      */
     TaskPage todo(String userId, Collection<String> groups, TaskFilter filter, String cursor, int size) {
+        TaskProjectionDialect.Statement todo = todoStatement(dialect, userId, groups, filter, cursor, size);
+        return page(query(todo.sql(), todo.arguments().toArray()), size, TaskView::createdAt);
+    }
+
+    /** The todo page's statement as {@link #todo} runs it; package-private so the bench can EXPLAIN the served SQL. */
+    static TaskProjectionDialect.Statement todoStatement(TaskProjectionDialect dialect, String userId, Collection<String> groups,
+            TaskFilter filter, String cursor, int size) {
         TaskCursor position = cursor == null ? null : TaskCursor.decode(cursor);
         // never the caller's own applications: whatever put such a task in reach, she does not decide it
-        Query own = filtered(new Query("p.state = 'OPEN' and p.assignee = ? and p.applicant_id <> ?", userId, userId), filter)
-                .after(position, "p.created_at", "p.task_id");
-        Query offered = filtered(new Query("p.applicant_id <> ?", userId), filter).after(position, "o.created_at", "o.task_id");
-        TaskProjectionDialect.Statement todo = dialect.todo(own.condition(), List.copyOf(groups), offered.condition(),
-                Math.addExact(size, 1));
-        return page(query(todo.sql(), todo.arguments().toArray()), size, TaskView::createdAt);
+        Query own = filtered(new Query(dialect, "p.state = 'OPEN' and p.assignee = ? and p.applicant_id <> ?", userId, userId),
+                filter).after(position, "p.created_at", "p.task_id");
+        Query offered = filtered(new Query(dialect, "p.applicant_id <> ?", userId), filter)
+                .after(position, "o.created_at", "o.task_id");
+        return dialect.todo(own.condition(), List.copyOf(groups), offered.condition(), Math.addExact(size, 1));
     }
 
     /** Tasks the user completed; latest first. */
     TaskPage done(String userId, TaskFilter filter, String cursor, int size) {
+        TaskProjectionDialect.Statement done = doneStatement(dialect, userId, filter, cursor, size);
+        return page(query(done.sql(), done.arguments().toArray()), size, TaskView::endedAt);
+    }
+
+    /** The done page's statement as {@link #done} runs it (see {@link #todoStatement}). */
+    static TaskProjectionDialect.Statement doneStatement(TaskProjectionDialect dialect, String userId, TaskFilter filter,
+            String cursor, int size) {
         TaskCursor position = cursor == null ? null : TaskCursor.decode(cursor);
-        Query query = filtered(new Query("p.state = 'COMPLETED' and p.assignee = ?", userId), filter)
+        Query query = filtered(new Query(dialect, "p.state = 'COMPLETED' and p.assignee = ?", userId), filter)
                 .after(position, "p.ended_at", "p.task_id");
-        return page(query("select p.* from task_projection p where " + query.where
-                + " order by p.ended_at desc, p.task_id desc fetch first " + Math.addExact(size, 1) + " rows only",
-                query.args.toArray()), size,
-                TaskView::endedAt);
+        return new TaskProjectionDialect.Statement("select p.* from task_projection p where " + query.where
+                + " order by p.ended_at desc, p.task_id desc fetch first " + Math.addExact(size, 1) + " rows only", query.args);
     }
 
     private static Query filtered(Query query, TaskFilter filter) {
@@ -240,11 +251,13 @@ public class TaskProjection {
     }
 
     /** A where clause built only from the filters present, with its arguments in order. */
-    private final class Query {
+    private static final class Query {
+        private final TaskProjectionDialect dialect;
         private final StringBuilder where;
         private final List<Object> args = new ArrayList<>();
 
-        Query(String condition, Object... args) {
+        Query(TaskProjectionDialect dialect, String condition, Object... args) {
+            this.dialect = dialect;
             this.where = new StringBuilder(condition);
             this.args.addAll(List.of(args));
         }
