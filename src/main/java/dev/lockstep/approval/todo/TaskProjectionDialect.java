@@ -63,22 +63,22 @@ enum TaskProjectionDialect {
         @Override
         Statement todo(Condition own, List<String> groups, Condition offered, int limit) {
             String offeredArm = groups.isEmpty() ? "" : """
-                            union
-                            (select arm.task_id, arm.created_at from (values %s) as offered_to(group_id) cross join lateral (
-                                select o.task_id, o.created_at from task_offer o join task_projection p on p.task_id = o.task_id
+                            union all
+                            (select arm.* from (values %s) as offered_to(group_id) cross join lateral (
+                                select p.* from task_offer o join task_projection p on p.task_id = o.task_id
                                  where o.group_id = offered_to.group_id and %s
                                  order by o.created_at desc, o.task_id desc limit %d) arm)
                     """.formatted(String.join(", ", Collections.nCopies(groups.size(), "(?)")), offered.where(), limit);
-            // the newest page of candidates first, then their rows: a page of row lookups, not one per arm's candidate
+            // Each arm returns the rows it already read, so none is looked up twice. The arms are disjoint but for a
+            // task offered to two of the caller's groups (own tasks are assigned, offered ones unclaimed):
+            // task_offer.created_at is the row's own (V207's trigger), so its copies sort next to each other and
+            // "distinct on" keeps one.
             String sql = """
-                    select p.* from task_projection p join (
-                        select task_id from (
-                            (select p.task_id, p.created_at from task_projection p where %s
-                              order by p.created_at desc, p.task_id desc limit %d)
+                    select distinct on (created_at, task_id) * from (
+                        (select p.* from task_projection p where %s
+                          order by p.created_at desc, p.task_id desc limit %d)
                     %s) arms order by created_at desc, task_id desc limit %d
-                    ) candidates on candidates.task_id = p.task_id
-                    order by p.created_at desc, p.task_id desc limit %d
-                    """.formatted(own.where(), limit, offeredArm, limit, limit);
+                    """.formatted(own.where(), limit, offeredArm, limit);
             List<Object> arguments = new ArrayList<>(own.arguments());
             if (!groups.isEmpty()) {
                 arguments.addAll(groups);
