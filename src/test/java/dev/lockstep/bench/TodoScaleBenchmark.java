@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -329,21 +328,9 @@ final class TodoScaleBenchmark {
 
     /** EXPLAIN of the page's statement as the service builds it, for the first demo approver. */
     private static String explain(Connection db, Page page, String cursor) throws SQLException {
-        ServedTaskStatements.Statement served = page == Page.TODO_FIRST || page == Page.TODO_DEEP
-                ? ServedTaskStatements.todo(CALLERS.get(0), List.of(CALLER_GROUPS.get(0)), cursor, PAGE_SIZE)
-                : ServedTaskStatements.done(CALLERS.get(0), cursor, PAGE_SIZE);
-        StringBuilder plan = new StringBuilder();
-        try (PreparedStatement statement = db.prepareStatement("explain (analyze, buffers) " + served.sql())) {
-            for (int i = 0; i < served.arguments().size(); i++) {
-                statement.setObject(i + 1, served.arguments().get(i));
-            }
-            try (ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    plan.append(rows.getString(1)).append('\n');
-                }
-            }
-        }
-        return plan.toString();
+        return page == Page.TODO_FIRST || page == Page.TODO_DEEP
+                ? ServedTaskStatements.explainTodo(db, CALLERS.get(0), List.of(CALLER_GROUPS.get(0)), cursor, PAGE_SIZE)
+                : ServedTaskStatements.explainDone(db, CALLERS.get(0), cursor, PAGE_SIZE);
     }
 
     private static JsonNode get(HttpClient http, String baseUrl, String user, String path, String cursor)
