@@ -9,8 +9,8 @@ import javax.sql.DataSource;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Recurring background jobs that must run on one node at a time (retention purge; reconciliation and
- * deadlines are meant to join): db-scheduler keeps each job's next execution as a row in
+ * Recurring background jobs that must run on one node at a time (retention purge, reconciliation, history
+ * archival, audit checkpoints, the deadline scan): db-scheduler keeps each job's next execution as a row in
  * {@code scheduled_tasks} of the business database and a node takes it with a compare-and-set on that
  * row, so however many nodes run, one executes it. A node that dies mid-run stops heartbeating and
  * the job is taken over. Jobs run on the scheduler's own plain connection pool, never inside a use

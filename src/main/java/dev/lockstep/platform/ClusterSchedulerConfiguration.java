@@ -11,11 +11,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The {@link ClusterScheduler} on a small plain (non-XA) pool of the business database. Every bean of
- * type {@link RecurringTask} is one of its jobs. XA modes; the single-database mode has none yet.
+ * The {@link ClusterScheduler} on a small plain (non-XA) pool of the business database (in the single-database
+ * mode, the one database). Every bean of type {@link RecurringTask} is one of its jobs; the deadline scan runs in
+ * every mode, the others only where two databases commit through XA.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnXaMode
 public class ClusterSchedulerConfiguration {
 
     /**

@@ -21,9 +21,6 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import org.activiti.engine.ManagementService;
-import org.activiti.engine.impl.persistence.entity.TimerJobEntity;
-import org.activiti.engine.runtime.Job;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,8 +45,6 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
     CatalogEvidence catalogEvidence;
     @Autowired
     RemoteCallOutsideTransaction outsideTransaction;
-    @Autowired
-    ManagementService management;
     @Autowired
     OutboxRetention outboxRetention;
 
@@ -332,15 +327,16 @@ class PublicationReconciliationTest extends UseCaseIntegrationTest {
                 + " and event_type = 'DEADLINE_NOTIFICATION'", String.class, Long.toString(id)));
     }
 
-    /** The manager step's reminder timer fires now, through the engine's own job executor (the engine clock stays put). */
+    /**
+     * The manager step's reminder comes due now (its time in the todo projection moved back, the engine clock stays put)
+     * and the cluster scheduler's deadline scan fires it.
+     */
     private void fireReminder(String run, long applicationId) {
-        Job remind = management.createTimerJobQuery().processInstanceId(run).list().stream()
-                .filter(job -> ((TimerJobEntity) job).getJobHandlerConfiguration().contains("managerApprovalRemind"))
-                .findFirst().orElseThrow();
-        management.moveTimerToExecutableJob(remind.getId());
+        assertThat(db.business().update("update task_projection set due_at = now() - interval '1 minute'"
+                + " where process_instance_id = ? and task_definition_key = 'managerApproval' and state = 'OPEN'", run)).isOne();
         Awaitility.await().atMost(Duration.ofSeconds(75)).until(() -> db.business().queryForObject(
                 "select count(*) from outbox_event where aggregate_type = 'APPLICATION' and aggregate_id = ? and event_type = 'DEADLINE_NOTIFICATION'", Integer.class,
-                Long.toString(applicationId)) == 1 && management.createJobQuery().processInstanceId(run).count() == 0);
+                Long.toString(applicationId)) == 1);
     }
 
     private Map<String, Object> notificationRow(String eventId) {

@@ -46,7 +46,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
     private static final String MOMENT = "after the first prepare, before the second";
     private static final String ESCALATION_GROUP = "senior-managers";
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
-    /** lock-time + reset-expired-interval + acquire-wait below, with room for a busy machine. */
+    /** The restarted service's first deadline scans (every second below), with room for a busy machine. */
     private static final Duration REFIRE_WINDOW = Duration.ofSeconds(120);
     /** The halted node's heartbeat goes stale after lockstep.recovery.heartbeat-timeout (1 min), with room for a busy machine. */
     private static final Duration ORPHAN_WINDOW = Duration.ofSeconds(150);
@@ -62,6 +62,9 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
                 "--lockstep.engine.jobs.acquire-wait=2s",
                 "--lockstep.deadlines.steps.managerApproval.timing.remind-after=3s",
                 "--lockstep.deadlines.steps.managerApproval.timing.escalate-after=10s",
+                // reminders and escalations come from the cluster scheduler's deadline scan: look every second
+                "--lockstep.scheduler.polling-interval=1s",
+                "--lockstep.deadlines.scan-interval=1s",
                 "--lockstep.archival.enabled=false",
                 // 76 and 77 prove the console's path for a node lost for good (what a file-log node leaves): on the
                 // database log chaos-2.tm would otherwise take chaos-1.tm's name over once its lease ran out and race the
@@ -72,24 +75,25 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
     /**
      * The escalation as both databases hold it, read with plain SQL: the escalation group as a candidate
      * group of the open task (engine, ACT_RU_IDENTITYLINK), in the todo projection and its task_offer rows,
-     * the ESCALATED trail entry and the DEADLINE_NOTIFICATION outbox row.
+     * the scan's claim on the open task's projection row (escalated_at), the ESCALATED trail entry and the
+     * DEADLINE_NOTIFICATION outbox row.
      */
-    record Escalation(int engineCandidateLinks, int projectionGroups, int offers, int trailEntries, int notifications) {
+    record Escalation(int engineCandidateLinks, int projectionGroups, int offers, int claims, int trailEntries, int notifications) {
 
-        static final Escalation NONE = new Escalation(0, 0, 0, 0, 0);
-        static final Escalation ONCE = new Escalation(1, 1, 1, 1, 1);
+        static final Escalation NONE = new Escalation(0, 0, 0, 0, 0, 0);
+        static final Escalation ONCE = new Escalation(1, 1, 1, 1, 1, 1);
     }
 
     @Test
     @Order(1)
     void haltBetweenThePreparesOfATimerDrivenEscalation() {
         ScenarioRecord s = REPORT.begin(43, "deadline escalation: JVM halted between the prepares",
-                MOMENT + " of the XA transaction of a timer-driven escalation (managerApproval's escalate timer, fired by the"
-                        + " engine's job executor)",
+                MOMENT + " of the XA transaction of a scan-driven escalation (managerApproval's escalation, fired by the deadline"
+                        + " scan of the cluster scheduler)",
                 "Byteman rule " + HALT_RULE + ": Runtime.halt(1) after the business prepare of the transaction of the thread that"
                         + " entered DeadlineFirings.escalate, its workflow prepare held",
-                "Presumed abort: escalated on neither database (" + Escalation.NONE + "), the timer job still there; after the"
-                        + " restart the timer fires again and the step is escalated exactly once on both (" + Escalation.ONCE + ").");
+                "Presumed abort: escalated on neither database (" + Escalation.NONE + "), the step's escalation unclaimed; after the"
+                        + " restart the scan fires it again and the step is escalated exactly once on both (" + Escalation.ONCE + ").");
         s.useCase = "deadline escalation";
 
         h.ensureService(Timeouts.SHORT);
@@ -106,21 +110,18 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         s.rowsAfterRecovery.putAll(escalationRows(app));
         Escalation afterRecovery = escalation(app);
         if (afterRecovery.equals(Escalation.ONCE)) {
-            // a slow restart outlived the dead node's job lock (lock-time 20 s): the restarted executor fired the timer
-            // again before recovery was read. Exactly once on both still shows the halted firing left nothing.
-            s.note("the restarted service had already fired the timer again when the databases were read: " + afterRecovery);
-            assertThat(String.valueOf(escalationRows(app).get("workflow: escalate timer jobs"))).isEqualTo("none");
+            // the restarted service's scan fired the escalation again before recovery was read. Exactly once on both still
+            // shows the halted firing left nothing.
+            s.note("the restarted service had already fired the escalation again when the databases were read: " + afterRecovery);
         } else {
-            assertThat(afterRecovery).as("after recovery: escalated on neither database").isEqualTo(Escalation.NONE);
-            assertThat(String.valueOf(escalationRows(app).get("workflow: escalate timer jobs")))
-                    .as("the rolled-back firing left its job to fire again").isNotEqualTo("none");
+            assertThat(afterRecovery).as("after recovery: escalated on neither database, the escalation unclaimed")
+                    .isEqualTo(Escalation.NONE);
         }
         assertThat(h.invariants(s, false).violations()).isEmpty();
 
         awaitEscalated(app);
-        s.note("the timer fired again after the restart: " + escalationRows(app));
+        s.note("the scan fired the escalation again after the restart: " + escalationRows(app));
         assertThat(escalation(app)).as("escalated exactly once on both databases").isEqualTo(Escalation.ONCE);
-        assertThat(String.valueOf(escalationRows(app).get("workflow: escalate timer jobs"))).as("the timer is spent").isEqualTo("none");
         s.observedOutcome = "after recovery: " + afterRecovery + "; after the refire: " + escalation(app);
         assertThat(h.invariants(s, false).violations()).isEmpty();
     }
@@ -421,7 +422,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         long deadline = System.nanoTime() + REFIRE_WINDOW.toNanos();
         while (escalation(app).trailEntries() == 0) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("the escalate timer did not fire again within " + REFIRE_WINDOW + ": " + escalationRows(app));
+                throw new AssertionError("the escalation did not fire again within " + REFIRE_WINDOW + ": " + escalationRows(app));
             }
             ChaosHarness.sleep(500);
         }
@@ -431,7 +432,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         Map<String, Object> rows = escalationRows(app);
         return new Escalation(count(rows, "workflow: escalation group links of the open task"),
                 count(rows, "business: task_projection rows offering the group"), count(rows, "business: task_offer rows"),
-                count(rows, "business: ESCALATED trail entries"), count(rows, "business: ESCALATED notifications in the outbox"));
+                count(rows, "business: task_projection rows whose escalation is claimed"), count(rows, "business: ESCALATED trail entries"), count(rows, "business: ESCALATED notifications in the outbox"));
     }
 
     private static int count(Map<String, Object> rows, String key) {
@@ -445,11 +446,8 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
             rows.put("workflow: escalation group links of the open task", ChaosHarness.one(w, "select count(*) from act_ru_identitylink i"
                     + " join act_ru_task t on t.id_ = i.task_id_ join act_ru_execution e on e.id_ = t.proc_inst_id_"
                     + " where e.business_key_ = ? and i.type_ = 'candidate' and i.group_id_ = '" + ESCALATION_GROUP + "'", id));
-            rows.put("workflow: escalate timer jobs", ChaosHarness.one(w, "select coalesce(string_agg(kind || ' lock_owner=' || coalesce(owner, 'none'),"
-                    + " ', '), 'none') from (select 'timer' kind, lock_owner_ owner, process_instance_id_ p, handler_cfg_ cfg from act_ru_timer_job"
-                    + " union all select 'executable', lock_owner_, process_instance_id_, handler_cfg_ from act_ru_job"
-                    + " union all select 'dead-letter', null, process_instance_id_, handler_cfg_ from act_ru_deadletter_job) j"
-                    + " join act_ru_execution e on e.id_ = j.p where e.business_key_ = ? and j.cfg like '%managerApprovalEscalate%'", id));
+            rows.put("business: task_projection rows whose escalation is claimed", ChaosHarness.one(b, "select count(*)"
+                    + " from task_projection where application_id = ? and state = 'OPEN' and escalated_at is not null", app));
             rows.put("business: task_projection rows offering the group", ChaosHarness.one(b, "select count(*) from task_projection"
                     + " where application_id = ? and state = 'OPEN' and '" + ESCALATION_GROUP + "' = any(candidate_groups)", app));
             rows.put("business: task_offer rows", ChaosHarness.one(b, "select count(*) from task_offer o join task_projection t"

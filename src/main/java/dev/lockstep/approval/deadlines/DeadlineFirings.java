@@ -24,13 +24,13 @@ import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * What a step deadline does when its timer fires, inside the timer job's engine command and so inside
- * its one JTA transaction over both databases. Like a person's decision it first holds the application
- * (row lock, then the action fence), so a firing and a decision on the same step serialize: whichever
- * commits first wins, and the other finds the step decided (the decision: 409) or its job gone (the
- * firing: rolled back by the engine's optimistic lock, nothing written). Then, together: the engine
- * change, the todo projection, the trail entry, the notification in the outbox and, for a final action,
- * the application's status.
+ * What a step deadline does when it fires, in one JTA transaction over both databases: the final deadline's
+ * timer job's engine command, or the {@link DeadlineScan}'s transaction for a reminder or an escalation. Like a
+ * person's decision it first holds the application (row lock, then the action fence), so a firing and a decision
+ * on the same step serialize: whichever commits first wins, and the other finds the step decided (the decision:
+ * 409) or, for the firing, its timer job gone (rolled back by the engine's optimistic lock) or the step's tasks no
+ * longer open to claim (nothing written). Then, together: the engine change, the todo projection, the trail entry,
+ * the notification in the outbox and, for a final action, the application's status.
  */
 @Component
 @Transactional(propagation = Propagation.MANDATORY)
@@ -61,25 +61,38 @@ public class DeadlineFirings {
         this.clock = clock;
     }
 
-    /** The step's candidates are reminded; its open tasks are overdue from now on. */
-    void remind(Firing firing) {
+    /**
+     * The step's candidates are reminded; its open tasks are overdue from now on. Nothing, when the step's reminder is
+     * claimed already: by another node's scan, or by the reminder timer of a run on an earlier process version.
+     * Returns whether it reminded.
+     */
+    boolean remind(Firing firing) {
         Application application = hold(firing);
-        List<OpenTask> tasks = tasksOf(firing);
         Instant now = clock.instant();
-        tasks.forEach(task -> projection.overdue(task.id(), now));
+        if (projection.claimReminder(firing.processInstanceId(), firing.step(), now) == 0) {
+            log.debug("reminder of step {} on application {} was claimed already", firing.step(), application.getId());
+            return false;
+        }
+        List<OpenTask> tasks = tasksOf(firing);
         trail.deadline(application, Kind.REMINDED, firing.stepName() + " is overdue: its candidates were reminded", tasks, now);
         notify(application, firing, Kind.REMINDED, tasks, candidateGroups(tasks), assignees(tasks), now);
+        return true;
     }
 
-    /** The step's open tasks are offered to the escalation group as well. */
-    void escalate(Firing firing, String group) {
+    /** The step's open tasks are offered to the escalation group as well; nothing when claimed already, as for a reminder. */
+    boolean escalate(Firing firing, String group) {
         Application application = hold(firing);
-        List<OpenTask> tasks = tasksOf(firing);
         Instant now = clock.instant();
+        if (projection.claimEscalation(firing.processInstanceId(), firing.step(), now) == 0) {
+            log.debug("escalation of step {} on application {} was claimed already", firing.step(), application.getId());
+            return false;
+        }
+        List<OpenTask> tasks = tasksOf(firing);
         tasks.forEach(task -> management.executeCommand(new EscalateCmd(task.id(), group, projector)));
         running.refreshTaskViews(application.getId(), firing.processInstanceId(), now);
         trail.deadline(application, Kind.ESCALATED, firing.stepName() + " is overdue: escalated to " + group, tasks, now);
         notify(application, firing, Kind.ESCALATED, tasks, List.of(group), List.of(), now);
+        return true;
     }
 
     /**

@@ -33,6 +33,7 @@ public class DeadlineMetrics {
     private final JdbcTemplate business;
     private final Clock clock;
     private final Map<Kind, Counter> fired = new EnumMap<>(Kind.class);
+    private final Counter scanFailures;
     private Snapshot latest;
 
     DeadlineMetrics(DatabaseEndpoints endpoints, DeadlineProperties policies, MeterRegistry meters, Clock clock) {
@@ -53,6 +54,14 @@ public class DeadlineMetrics {
             fired.put(kind, Counter.builder("lockstep.deadlines.fired").description("Committed step deadline firings by kind")
                     .tag("kind", kind.name()).register(meters));
         }
+        scanFailures = Counter.builder("lockstep.deadlines.scan.failures")
+                .description("Reminders and escalations the deadline scan failed to fire; each is tried again by the next scan")
+                .register(meters);
+    }
+
+    /** A reminder or escalation the scan could not fire this time (the next scan tries again). */
+    void scanFailed() {
+        scanFailures.increment();
     }
 
     /** Counts the firing when (and only if) the transaction it belongs to commits. */

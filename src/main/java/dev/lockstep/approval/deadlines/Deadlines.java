@@ -16,13 +16,14 @@ import org.activiti.engine.impl.context.Context;
 import org.springframework.stereotype.Component;
 
 /**
- * Bean {@code deadlines} of the BPMN: each user task of the shipped processes carries three timer
- * boundary events (remind and escalate non-interrupting; the final deadline interrupting, its gateway
- * choosing reject or return-to-applicant) whose times come from here when the task is entered, and
- * whose flows call back here when they fire. A time of null creates no timer, so a step without that
- * deadline in its policy simply has none. One final timer instead of one per action: every boundary
- * event is an execution the engine creates and deletes with its history on every step, timer or not.
- * Times are counted on the engine's clock, the one its job executor compares due dates with.
+ * Bean {@code deadlines} of the BPMN. Each user task of the shipped processes carries one interrupting timer
+ * boundary event, the final deadline, whose time comes from here when the task is entered and whose gateway asks
+ * here whether to reject or return to the applicant. Reminders and escalations are no boundary events: their times
+ * go into the task's todo projection row ({@link DueDates}) and {@link DeadlineScan} fires them, because every
+ * boundary event is an execution the engine creates and deletes with its history on every step, due or not. The
+ * built-in versions deployed before the scan (V450) still have remind and escalate timers, which call back here. A
+ * time of null creates no timer, so a step without that deadline in its policy simply has none. Times are counted on
+ * the engine's clock, the one its job executor compares due dates with.
  */
 @Component("deadlines")
 public class Deadlines {
@@ -39,6 +40,7 @@ public class Deadlines {
         refuseUnknownSteps(repository);
     }
 
+    /** The reminder timers of runs on process versions deployed before the scan fired reminders. */
     public Date remindAfter(DelegateExecution execution, String step) {
         return due(execution, step, Timing::remindAfter);
     }
@@ -71,12 +73,22 @@ public class Deadlines {
     }
 
     public void remind(DelegateExecution execution, String step) {
-        firings.remind(Firing.of(execution, step));
+        remind(Firing.of(execution, step));
     }
 
     public void escalate(DelegateExecution execution, String step) {
-        firings.escalate(Firing.of(execution, step), policies.escalationGroup(step).orElseThrow(() -> new IllegalStateException(
-                "step " + step + " escalates but lockstep.deadlines.steps." + step + ".escalate-to is no longer set")));
+        escalate(Firing.of(execution, step));
+    }
+
+    /** Whether it reminded: false when the step's reminder was claimed already. */
+    boolean remind(Firing firing) {
+        return firings.remind(firing);
+    }
+
+    /** Whether it escalated: false when the step's escalation was claimed already. */
+    boolean escalate(Firing firing) {
+        return firings.escalate(firing, policies.escalationGroup(firing.step()).orElseThrow(() -> new IllegalStateException(
+                "step " + firing.step() + " escalates but lockstep.deadlines.steps." + firing.step() + ".escalate-to is no longer set")));
     }
 
     /** Its flow leads to the end event that records the outcome REJECTED. */
@@ -92,6 +104,11 @@ public class Deadlines {
     /** How long after its creation a task of {@code step} reminds, at this risk level; null without a reminder. */
     Duration reminderDelay(String step, String riskLevel) {
         return policies.timing(step, riskLevel).map(Timing::remindAfter).orElse(null);
+    }
+
+    /** How long after its creation a task of {@code step} escalates, at this risk level; null without an escalation. */
+    Duration escalationDelay(String step, String riskLevel) {
+        return policies.timing(step, riskLevel).map(Timing::escalateAfter).orElse(null);
     }
 
     private Date due(DelegateExecution execution, String step, Function<Timing, Duration> which) {

@@ -94,11 +94,13 @@ public class TaskProjection {
     Map<String, DeadlineMarks> deadlineMarksOf(long applicationId) {
         return session().doReturningWork(connection -> {
             Map<String, DeadlineMarks> marks = new HashMap<>();
-            try (PreparedStatement statement = prepare(connection, "select task_id, due_at, overdue_since from task_projection"
-                    + " where application_id = ? and (due_at is not null or overdue_since is not null)", applicationId);
+            try (PreparedStatement statement = prepare(connection, "select task_id, due_at, overdue_since, escalate_at, escalated_at"
+                    + " from task_projection where application_id = ? and (due_at is not null or overdue_since is not null"
+                    + " or escalate_at is not null or escalated_at is not null)", applicationId);
                     ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
-                    marks.put(rs.getString("task_id"), new DeadlineMarks(instant(rs, "due_at"), instant(rs, "overdue_since")));
+                    marks.put(rs.getString("task_id"), new DeadlineMarks(instant(rs, "due_at"), instant(rs, "overdue_since"),
+                            instant(rs, "escalate_at"), instant(rs, "escalated_at")));
                 }
             }
             return marks;
@@ -107,23 +109,69 @@ public class TaskProjection {
 
     /** Puts back the marks {@link #deadlineMarksOf} read, whatever the task's state now. */
     void restore(String taskId, DeadlineMarks marks) {
-        update("update task_projection set due_at = ?, overdue_since = ? where task_id = ?", utc(marks.dueAt()),
-                utc(marks.overdueSince()), taskId);
+        update("update task_projection set due_at = ?, overdue_since = ?, escalate_at = ?, escalated_at = ? where task_id = ?",
+                utc(marks.dueAt()), utc(marks.overdueSince()), utc(marks.escalateAt()), utc(marks.escalatedAt()), taskId);
     }
 
-    /** When the task was due by its deadline policy, and since when it has been overdue (null: never reminded). */
-    record DeadlineMarks(Instant dueAt, Instant overdueSince) {
+    /**
+     * When the task reminds ({@code dueAt}) and escalates by its deadline policy, and since when it has been overdue
+     * and escalated (null: not yet).
+     */
+    record DeadlineMarks(Instant dueAt, Instant overdueSince, Instant escalateAt, Instant escalatedAt) {
     }
 
-    /** When the open task's step is due by its deadline policy, in the transaction that created the task. */
-    public void dueAt(String taskId, Instant dueAt) {
-        update("update task_projection set due_at = ? where task_id = ? and state = 'OPEN'", utc(dueAt), taskId);
+    /** When the open task's step reminds and escalates by its deadline policy (null: never), in the transaction that created it. */
+    public void deadlines(String taskId, Instant remindAt, Instant escalateAt) {
+        update("update task_projection set due_at = ?, escalate_at = ? where task_id = ? and state = 'OPEN'", utc(remindAt),
+                utc(escalateAt), taskId);
     }
 
-    /** The reminder fired: the open task is overdue from {@code since} on (a later reminder keeps the first time). */
-    public void overdue(String taskId, Instant since) {
-        update("update task_projection set overdue_since = coalesce(overdue_since, ?) where task_id = ? and state = 'OPEN'",
-                utc(since), taskId);
+    /**
+     * Claims the reminder of a step: its open tasks not yet overdue are overdue from {@code since} on. Returns how many
+     * it marked; 0 means another firing (a scan on another node, or an earlier version's timer) has reminded the step.
+     */
+    public int claimReminder(String processInstanceId, String step, Instant since) {
+        return update("update task_projection set overdue_since = ? where process_instance_id = ? and task_definition_key = ?"
+                + " and state = 'OPEN' and overdue_since is null", utc(since), processInstanceId, step);
+    }
+
+    /** Claims the escalation of a step, as {@link #claimReminder} claims its reminder. */
+    public int claimEscalation(String processInstanceId, String step, Instant at) {
+        return update("update task_projection set escalated_at = ? where process_instance_id = ? and task_definition_key = ?"
+                + " and state = 'OPEN' and escalated_at is null", utc(at), processInstanceId, step);
+    }
+
+    /**
+     * Steps with an open task whose reminder or escalation was due by {@code now} and is not claimed yet, the longest
+     * due first, at most {@code limit} of each kind; read from the partial indexes of V450.
+     */
+    public List<DueStep> dueSteps(Instant now, int limit) {
+        List<DueStep> due = new ArrayList<>(dueSteps(DueStep.Kind.REMIND, "due_at", "overdue_since", now, limit));
+        due.addAll(dueSteps(DueStep.Kind.ESCALATE, "escalate_at", "escalated_at", now, limit));
+        return due;
+    }
+
+    private List<DueStep> dueSteps(DueStep.Kind kind, String dueColumn, String claimColumn, Instant now, int limit) {
+        String sql = "select application_id, process_instance_id, task_definition_key, min(task_name) task_name, min(" + dueColumn
+                + ") due from task_projection where state = 'OPEN' and " + claimColumn + " is null and " + dueColumn + " is not null and "
+                + dueColumn + " <= ? group by application_id, process_instance_id, task_definition_key order by due fetch first "
+                + limit + " rows only";
+        return session().doReturningWork(connection -> {
+            List<DueStep> steps = new ArrayList<>();
+            try (PreparedStatement statement = prepare(connection, sql, utc(now)); ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    steps.add(new DueStep(kind, rs.getLong("application_id"), rs.getString("process_instance_id"),
+                            rs.getString("task_definition_key"), rs.getString("task_name")));
+                }
+            }
+            return steps;
+        });
+    }
+
+    /** A step of one run whose reminder or escalation is due (see {@link #dueSteps}). */
+    public record DueStep(Kind kind, long applicationId, String processInstanceId, String step, String stepName) {
+
+        public enum Kind { REMIND, ESCALATE }
     }
 
     public Optional<TaskView> find(String taskId) {

@@ -29,7 +29,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.activiti.engine.ManagementService;
 import org.activiti.engine.RuntimeService;
-import org.activiti.engine.runtime.Job;
 import org.activiti.spring.SpringProcessEngineConfiguration;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
@@ -41,13 +40,14 @@ import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Step deadlines with the shipped default policies (application.yml), fired by the engine's own async
- * executor after the engine's clock is moved forward: each firing is one XA transaction, so the engine,
- * the todo projection, the trail, the outbox and, for a final action, the application move together.
- * Everything is read back with plain SQL.
+ * Step deadlines with the shipped default policies (application.yml), fired after the engine's clock is moved
+ * forward: reminders and escalations by the cluster scheduler's deadline scan, final deadlines by the engine's own
+ * async executor. Each firing is one XA transaction, so the engine, the todo projection, the trail, the outbox and,
+ * for a final action, the application move together. Everything is read back with plain SQL.
  */
 @LockstepIntegrationTest
-@TestPropertySource(properties = "lockstep.engine.jobs.acquire-wait=1s")
+@TestPropertySource(properties = {"lockstep.engine.jobs.acquire-wait=1s", "lockstep.scheduler.polling-interval=1s",
+        "lockstep.deadlines.scan-interval=1s"})
 class StepDeadlinesTest {
 
     /**
@@ -68,6 +68,8 @@ class StepDeadlinesTest {
     ManagementService management;
     @Autowired
     RuntimeService runtime;
+    @Autowired
+    DeadlineScan scan;
 
     /** Keeps the engine's clock running ahead of the wall clock (a set engine clock stands still otherwise). */
     private final ScheduledExecutorService ticking = Executors.newSingleThreadScheduledExecutor();
@@ -200,9 +202,55 @@ class StepDeadlinesTest {
 
         awaitEvent(high, "REMINDED");
         assertThat(events(low)).isEmpty();
-        assertThat(management.createTimerJobQuery().processInstanceId(lowRun).list())
-                .extracting(job -> ((org.activiti.engine.impl.persistence.entity.TimerJobEntity) job).getJobHandlerConfiguration())
-                .anySatisfy(configuration -> assertThat(configuration).contains("managerApprovalRemind"));
+        assertThat(db.business().queryForObject("select count(*) from task_projection where process_instance_id = ?"
+                + " and state = 'OPEN' and overdue_since is null and due_at is not null", Integer.class, lowRun))
+                .as("the low-risk step's reminder is still to come").isOne();
+    }
+
+    /**
+     * Reminders and escalations carry no timer of their own: the step has one boundary execution, its final deadline's,
+     * and the projection row holds when it reminds and escalates.
+     */
+    @Test
+    void aStepCarriesOnlyItsFinalDeadlineTimerAndItsProjectionRowTheOtherTimes() throws Exception {
+        WaitingStep step = lowRiskAtManagerApproval();
+        assertThat(db.workflow().queryForList("select act_id_ from act_ru_execution where proc_inst_id_ = ? and parent_id_ is not null",
+                String.class, step.processInstanceId())).containsExactlyInAnyOrder("managerApproval", "managerApprovalDeadline");
+        assertThat(db.workflow().queryForObject("select count(*) from act_ru_timer_job where process_instance_id_ = ?", Integer.class,
+                step.processInstanceId())).as("the final deadline's timer (return after 15 days)").isOne();
+        Instant created = instant("select created_at from task_projection where task_id = ?", step.task());
+        assertThat(instant("select escalate_at from task_projection where task_id = ?", step.task()))
+                .isCloseTo(created.plus(Duration.ofDays(5)), within(Duration.ofSeconds(5)));
+    }
+
+    /**
+     * Scans on several nodes at once (here: threads beside the scheduler's own) claim a due step by a compare-and-set on
+     * its projection rows: the reminder is fired once, with one trail entry, one notification and one pass through
+     * the action fence.
+     */
+    @Test
+    void concurrentScansRemindADueStepOnce() throws Exception {
+        WaitingStep step = lowRiskAtManagerApproval();
+        long id = step.applicationId();
+        long actionsBefore = actionSeq(id);
+        ExecutorService nodes = Executors.newFixedThreadPool(4);
+        try {
+            advanceEngineClock(Duration.ofDays(2).plusMinutes(1));
+            List<Future<?>> scans = new ArrayList<>();
+            for (int node = 0; node < 4; node++) {
+                scans.add(nodes.submit(scan::run));
+            }
+            for (Future<?> done : scans) {
+                done.get(60, TimeUnit.SECONDS);
+            }
+            awaitEvent(id, "REMINDED");
+        } finally {
+            nodes.shutdownNow();
+        }
+        assertThat(events(id)).containsExactly("REMINDED");
+        assertThat(notifications(id)).hasSize(1);
+        assertThat(actionSeq(id)).isEqualTo(actionsBefore + 1);
+        assertConsistent();
     }
 
     /**
@@ -253,7 +301,7 @@ class StepDeadlinesTest {
         assertThat(db.business().queryForObject("select binding_status from business_process_binding where process_instance_id = ?",
                 String.class, processInstanceId)).isEqualTo("REJECTED");
         assertThat(events(id)).containsExactly("REMINDED", "ESCALATED", "OVERDUE_REJECTED");
-        assertThat(AuditEntries.of(db, id)).as("each firing one audit entry, in its timer job's XA transaction")
+        assertThat(AuditEntries.of(db, id)).as("each firing one audit entry, in its XA transaction")
                 .filteredOn(entry -> ((String) entry.get("action")).startsWith("DEADLINE_"))
                 .allSatisfy(entry -> assertThat(entry).containsEntry("actor", "deadline")
                         .hasEntrySatisfying("gtrid", gtrid -> assertThat(gtrid).isNotNull()))
@@ -485,11 +533,8 @@ class StepDeadlinesTest {
     }
 
     private Instant remindDue(String processInstanceId) {
-        Job remind = management.createTimerJobQuery().processInstanceId(processInstanceId).list().stream()
-                .filter(job -> ((org.activiti.engine.impl.persistence.entity.TimerJobEntity) job).getJobHandlerConfiguration()
-                        .contains("managerApprovalRemind"))
-                .findFirst().orElseThrow();
-        return remind.getDuedate().toInstant();
+        return instant("select due_at from task_projection where process_instance_id = ? and task_definition_key = 'managerApproval'"
+                + " and state = 'OPEN'", processInstanceId);
     }
 
     private JsonNode todoItem(String user, String taskId) {
