@@ -32,7 +32,14 @@ public class ClusterSchedulerConfiguration {
 
     @Bean
     ClusterScheduler clusterScheduler(@Qualifier("schedulerDataSource") HikariDataSource dataSource, LockstepProperties lockstep,
-            ObjectProvider<RecurringTask<?>> jobs, @Value("${lockstep.scheduler.polling-interval:10s}") Duration pollingInterval) {
-        return new ClusterScheduler(dataSource, lockstep.tm().uniqueName(), jobs.orderedStream().toList(), pollingInterval);
+            ObjectProvider<RecurringTask<?>> jobs, @Value("${lockstep.scheduler.polling-interval:10s}") Duration pollingInterval,
+            @Value("${lockstep.scheduler.heartbeat-interval:10s}") Duration heartbeatInterval) {
+        if (heartbeatInterval.compareTo(Duration.ofSeconds(1)) < 0 || heartbeatInterval.compareTo(Duration.ofMinutes(5)) > 0) {
+            throw new StartupCheckFailure("lockstep.scheduler.heartbeat-interval", heartbeatInterval + " is not between 1s and 5m.",
+                    "set how often a node marks the jobs it runs as alive, e.g. 10s (the default): a job whose node missed "
+                            + ClusterScheduler.MISSED_HEARTBEATS + " runs again on another node");
+        }
+        return new ClusterScheduler(dataSource, lockstep.tm().uniqueName(), jobs.orderedStream().toList(), pollingInterval,
+                heartbeatInterval);
     }
 }

@@ -46,7 +46,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
     private static final String MOMENT = "after the first prepare, before the second";
     private static final String ESCALATION_GROUP = "senior-managers";
     private static final Duration RECOVERY_WINDOW = Duration.ofSeconds(120);
-    /** The restarted service's first deadline scans (every second below), with room for a busy machine. */
+    /** The halted node's scan found dead (6 heartbeats of 2 s below) and run again, with room for a busy machine. */
     private static final Duration REFIRE_WINDOW = Duration.ofSeconds(120);
     /** The halted node's heartbeat goes stale after lockstep.recovery.heartbeat-timeout (1 min), with room for a busy machine. */
     private static final Duration ORPHAN_WINDOW = Duration.ofSeconds(150);
@@ -62,8 +62,10 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
                 "--lockstep.engine.jobs.acquire-wait=2s",
                 "--lockstep.deadlines.steps.managerApproval.timing.remind-after=3s",
                 "--lockstep.deadlines.steps.managerApproval.timing.escalate-after=10s",
-                // reminders and escalations come from the cluster scheduler's deadline scan: look every second
+                // reminders and escalations come from the cluster scheduler's deadline scan: look every second; the scan the
+                // halted node had picked is dead, and runs again on the restarted one, after 6 missed heartbeats of 2 s
                 "--lockstep.scheduler.polling-interval=1s",
+                "--lockstep.scheduler.heartbeat-interval=2s",
                 "--lockstep.deadlines.scan-interval=1s",
                 "--lockstep.archival.enabled=false",
                 // 76 and 77 prove the console's path for a node lost for good (what a file-log node leaves): on the

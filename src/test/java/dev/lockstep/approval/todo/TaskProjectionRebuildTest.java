@@ -28,8 +28,9 @@ import tools.jackson.databind.JsonNode;
  */
 class TaskProjectionRebuildTest extends UseCaseIntegrationTest {
 
-    private static final String MARKS = "select task_id, due_at, overdue_since from task_projection"
-            + " where due_at is not null or overdue_since is not null order by task_id";
+    private static final String MARKS = "select task_id, due_at, overdue_since, escalate_at, escalated_at from task_projection"
+            + " where due_at is not null or overdue_since is not null or escalate_at is not null or escalated_at is not null"
+            + " order by task_id";
 
     @Test
     void theRebuildInBatchesWritesWhatTheWholeTableRebuildWroteAndAuditsEachBatch() {
@@ -44,7 +45,8 @@ class TaskProjectionRebuildTest extends UseCaseIntegrationTest {
         assertThat(complete(api, "bob", openTaskId(db, parallelRun, "managerApproval"), "APPROVE").status()).isEqualTo(200);
         String legal = openTaskId(db, parallelRun, "legalReview");
         String finance = openTaskId(db, parallelRun, "financeReview");
-        db.business().update("update task_projection set overdue_since = due_at - interval '1 hour' where task_id = ?", legal);
+        db.business().update("update task_projection set overdue_since = due_at - interval '1 hour',"
+                + " escalated_at = escalate_at - interval '1 hour' where task_id = ?", legal);
         List<Map<String, Object>> written = allRows(db);
         // drift in three applications: a row gone, a row in other hands, a row no engine task explains
         db.business().update("delete from task_projection where task_id = ?", finance);
