@@ -60,10 +60,11 @@ class ReconciliationPagesTest extends UseCaseIntegrationTest {
     void aPageGivesEachApplicationTheEvidenceItWouldHaveAlone() {
         List<Long> ids = new ArrayList<>();
         ids.add(ApiFlows.createDraft(api, "LOW", false));
+        // at the manager's step: its final deadline's timer job (return to the applicant after 15 days)
         long approving = ApiFlows.createDraft(api, "LOW", false);
-        ApiFlows.submit(api, approving);
+        String approvingRun = ApiFlows.submit(api, approving);
         ids.add(approving);
-        // two parallel reviews, one done: one open task, several executions, timer jobs
+        // two parallel reviews, one done: one open task, several executions
         long parallel = ApiFlows.createDraft(api, "HIGH", true);
         String parallelRun = ApiFlows.submit(api, parallel);
         approve("bob", parallelRun, "managerApproval", "APPROVE");
@@ -88,7 +89,7 @@ class ReconciliationPagesTest extends UseCaseIntegrationTest {
         long noSuchApplication = Long.MAX_VALUE - 1;
         ids.add(noSuchApplication);
         assertThat(db.workflow().queryForObject("select count(*) from act_ru_timer_job where process_instance_id_ = ?", Integer.class,
-                parallelRun)).as("the page has jobs to attribute").isPositive();
+                approvingRun)).as("the page has jobs to attribute").isPositive();
 
         Map<Long, Evidence> page = reader.readPage(db.business(), ids);
 
