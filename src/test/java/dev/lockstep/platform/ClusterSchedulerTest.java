@@ -25,12 +25,9 @@ class ClusterSchedulerTest {
     void twoSchedulersOnOneDatabaseRunADueJobOnce() {
         String job = "probe-" + System.nanoTime();
         AtomicInteger runs = new AtomicInteger();
-        RecurringTask<Void> task = Tasks.recurring(job, FixedDelay.of(Duration.ofHours(1)))
-                .execute((instance, context) -> runs.incrementAndGet());
-        ClusterScheduler first = new ClusterScheduler(endpoints.business().plainDataSource(), "node-a.tm", List.of(task),
-                Duration.ofMillis(200), Duration.ofSeconds(10));
-        ClusterScheduler second = new ClusterScheduler(endpoints.business().plainDataSource(), "node-b.tm", List.of(task),
-                Duration.ofMillis(200), Duration.ofSeconds(10));
+        RecurringTask<Void> task = hourly(job, runs);
+        ClusterScheduler first = node("node-a.tm", task, Duration.ofSeconds(10));
+        ClusterScheduler second = node("node-b.tm", task, Duration.ofSeconds(10));
         first.start();
         second.start();
         try {
@@ -54,13 +51,11 @@ class ClusterSchedulerTest {
     void aJobPickedByADeadNodeRunsOnALiveOneOnceItsHeartbeatsAreMissing() {
         String job = "probe-" + System.nanoTime();
         AtomicInteger runs = new AtomicInteger();
-        RecurringTask<Void> task = Tasks.recurring(job, FixedDelay.of(Duration.ofHours(1)))
-                .execute((instance, context) -> runs.incrementAndGet());
+        RecurringTask<Void> task = hourly(job, runs);
         databases.business().update("""
                 insert into scheduled_tasks (task_name, task_instance, execution_time, picked, picked_by, last_heartbeat, version)
                 values (?, 'recurring', now() - interval '1 minute', true, 'dead-node.tm', now() - interval '1 minute', 1)""", job);
-        ClusterScheduler live = new ClusterScheduler(endpoints.business().plainDataSource(), "node-c.tm", List.of(task),
-                Duration.ofMillis(200), Duration.ofMillis(200));
+        ClusterScheduler live = node("node-c.tm", task, Duration.ofMillis(200));
         live.start();
         try {
             await().atMost(Duration.ofSeconds(60)).until(() -> runs.get() == 1);
@@ -70,5 +65,15 @@ class ClusterSchedulerTest {
         assertThat(databases.business().queryForMap("select picked, last_success is not null succeeded from scheduled_tasks"
                 + " where task_name = ?", job)).containsEntry("picked", false).containsEntry("succeeded", true);
         databases.business().update("delete from scheduled_tasks where task_name = ?", job);
+    }
+
+    /** A job due now and then again in an hour, counting its runs. */
+    private static RecurringTask<Void> hourly(String job, AtomicInteger runs) {
+        return Tasks.recurring(job, FixedDelay.of(Duration.ofHours(1))).execute((instance, context) -> runs.incrementAndGet());
+    }
+
+    /** One node's scheduler of {@code task}, polling every 200 ms. */
+    private ClusterScheduler node(String name, RecurringTask<Void> task, Duration heartbeat) {
+        return new ClusterScheduler(endpoints.business().plainDataSource(), name, List.of(task), Duration.ofMillis(200), heartbeat);
     }
 }

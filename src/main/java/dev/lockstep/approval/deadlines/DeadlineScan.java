@@ -15,8 +15,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * steps whose open tasks' reminder or escalation time has passed on the engine's clock and is not claimed yet, then
  * fires each step in a JTA transaction of its own over both databases ({@link DeadlineFirings}: the application held
  * as for a decision, the step claimed by a compare-and-set on its projection rows, so a second node or a retry finds
- * nothing to claim and rolls back). A firing that fails (application frozen, a predecessor's workflow commit pending, a policy that
- * lost its escalation group) is rolled back and tried again by the next scan.
+ * nothing to claim and rolls back). A firing that fails (application frozen, a predecessor's workflow commit pending,
+ * a policy that lost its escalation group) is rolled back and tried again by the next scan.
  */
 class DeadlineScan {
 
