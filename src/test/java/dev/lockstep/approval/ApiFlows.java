@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.TestDatabases;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -26,6 +27,29 @@ public final class ApiFlows {
         Api.Response created = api.post("alice", "/api/applications", """
                 {"title": "Publish asset", "assetId": 42, "amount": %s, "riskLevel": "%s", "sensitive": %s}
                 """.formatted(amount, riskLevel, sensitive));
+        assertThat(created.status()).as(created.toString()).isEqualTo(201);
+        return created.json().get("id").asLong();
+    }
+
+    /**
+     * A draft of a new business type whose approved declarative flow is "release" (managers, with {@code deadline}: an
+     * engine timer, as a deployed definition's deadline is), then "confirm" (finance).
+     */
+    public static long draftOnAFlowWithADeadline(Api api, String deadline) {
+        String type = "DEADLINE_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8).toUpperCase(Locale.ROOT);
+        Api.Response registered = api.post("erin", "/api/business-types", """
+                {"key": "%s", "name": "Payment release", "routableFields": ["amount"], "publishes": false,
+                 "schema": {"type": "object", "properties": {"amount": {"type": "number"}}}}""".formatted(type));
+        assertThat(registered.status()).as(registered.toString()).isEqualTo(201);
+        Api.Response proposed = api.post("erin", "/api/business-types/" + type + "/definitions", """
+                {"name": "Quick release", "steps": [
+                  {"id": "release", "name": "Release", "candidateGroups": ["managers"], "deadline": "%s"},
+                  {"id": "confirm", "name": "Confirm", "candidateGroups": ["finance"]}]}""".formatted(deadline));
+        assertThat(proposed.status()).as(proposed.toString()).isEqualTo(201);
+        Api.Response approved = api.post("grace", "/api/business-types/" + type + "/definitions/1/approve", null);
+        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
+        Api.Response created = api.post("alice", "/api/applications",
+                "{\"type\": \"%s\", \"title\": \"Release payment\", \"fields\": {\"amount\": 700}}".formatted(type));
         assertThat(created.status()).as(created.toString()).isEqualTo(201);
         return created.json().get("id").asLong();
     }

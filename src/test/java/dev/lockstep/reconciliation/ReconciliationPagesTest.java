@@ -60,10 +60,13 @@ class ReconciliationPagesTest extends UseCaseIntegrationTest {
     void aPageGivesEachApplicationTheEvidenceItWouldHaveAlone() {
         List<Long> ids = new ArrayList<>();
         ids.add(ApiFlows.createDraft(api, "LOW", false));
-        // at the manager's step: its final deadline's timer job (return to the applicant after 15 days)
         long approving = ApiFlows.createDraft(api, "LOW", false);
-        String approvingRun = ApiFlows.submit(api, approving);
+        ApiFlows.submit(api, approving);
         ids.add(approving);
+        // at a declarative flow's step with a deadline: its timer job
+        long timed = ApiFlows.draftOnAFlowWithADeadline(api, "P1D");
+        String timedRun = ApiFlows.submit(api, timed);
+        ids.add(timed);
         // two parallel reviews, one done: one open task, several executions
         long parallel = ApiFlows.createDraft(api, "HIGH", true);
         String parallelRun = ApiFlows.submit(api, parallel);
@@ -89,7 +92,7 @@ class ReconciliationPagesTest extends UseCaseIntegrationTest {
         long noSuchApplication = Long.MAX_VALUE - 1;
         ids.add(noSuchApplication);
         assertThat(db.workflow().queryForObject("select count(*) from act_ru_timer_job where process_instance_id_ = ?", Integer.class,
-                approvingRun)).as("the page has jobs to attribute").isPositive();
+                timedRun)).as("the page has jobs to attribute").isPositive();
 
         Map<Long, Evidence> page = reader.readPage(db.business(), ids);
 

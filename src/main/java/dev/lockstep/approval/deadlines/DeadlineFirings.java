@@ -15,8 +15,10 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.activiti.engine.ManagementService;
+import org.activiti.engine.RuntimeService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -24,19 +26,24 @@ import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * What a step deadline does when it fires, in one JTA transaction over both databases: the final deadline's
- * timer job's engine command, or the {@link DeadlineScan}'s transaction for a reminder or an escalation. Like a
- * person's decision it first holds the application (row lock, then the action fence), so a firing and a decision
- * on the same step serialize: whichever commits first wins, and the other finds the step decided (the decision:
- * 409) or, for the firing, its timer job gone (rolled back by the engine's optimistic lock) or the step's tasks no
- * longer open to claim (nothing written). Then, together: the engine change, the todo projection, the trail entry,
- * the notification in the outbox and, for a final action, the application's status.
+ * What a step deadline does when it fires, in one JTA transaction over both databases: the {@link DeadlineScan}'s
+ * transaction for a reminder, an escalation or a final deadline, or the engine command of a timer job of a run on an
+ * earlier process version, whose steps still had timer boundary events. Like a person's decision it first holds the
+ * application (row lock, then the action fence), so a firing and a decision on the same step serialize: whichever
+ * commits first wins, and the other finds the step decided (the decision: 409) or, for the firing, the step's tasks
+ * no longer open to claim (nothing written) or its timer job gone (rolled back by the engine's optimistic lock).
+ * Then, together: the engine change, the todo projection, the trail entry, the notification in the outbox and, for a
+ * final action, the application's status.
  */
 @Component
 @Transactional(propagation = Propagation.MANDATORY)
 public class DeadlineFirings {
 
     private static final Logger log = LoggerFactory.getLogger(DeadlineFirings.class);
+
+    /** The built-in flows' end events for the final actions (processes/*.bpmn20.xml). */
+    static final String REJECTED_END = "rejected";
+    static final String RETURNED_END = "returnedToApplicant";
 
     private final RunningApplications running;
     private final ApprovalProcess process;
@@ -45,11 +52,13 @@ public class DeadlineFirings {
     private final TaskProjectionListener projector;
     private final Outbox outbox;
     private final ManagementService management;
+    private final RuntimeService runtime;
     private final DeadlineMetrics metrics;
     private final Clock clock;
 
     DeadlineFirings(RunningApplications running, ApprovalProcess process, ApplicationTrail trail, TaskProjection projection,
-            TaskProjectionListener projector, Outbox outbox, ManagementService management, DeadlineMetrics metrics, Clock clock) {
+            TaskProjectionListener projector, Outbox outbox, ManagementService management, RuntimeService runtime, DeadlineMetrics metrics,
+            Clock clock) {
         this.running = running;
         this.process = process;
         this.trail = trail;
@@ -57,6 +66,7 @@ public class DeadlineFirings {
         this.projector = projector;
         this.outbox = outbox;
         this.management = management;
+        this.runtime = runtime;
         this.metrics = metrics;
         this.clock = clock;
     }
@@ -96,12 +106,34 @@ public class DeadlineFirings {
     }
 
     /**
-     * The interrupting timer has cancelled the step and its flow leads to the end event recording the
-     * outcome this action stands for; the application takes that outcome in the same transaction.
+     * The step's final deadline, found passed by the scan: the run ends at the end event recording the outcome of the
+     * policy's final action for the run's risk level, its tasks cancelled, and the application takes that outcome in
+     * the same transaction. Nothing, when the step's final deadline is claimed already; returns whether it ended it.
+     */
+    boolean expire(Firing firing, Function<String, FinalAction> actionAtRiskLevel) {
+        Application application = hold(firing);
+        if (projection.claimFinalDeadline(firing.processInstanceId(), firing.step()) == 0) {
+            log.debug("final deadline of step {} on application {} was claimed already", firing.step(), application.getId());
+            return false;
+        }
+        FinalAction action = actionAtRiskLevel.apply((String) runtime.getVariable(firing.processInstanceId(), Deadlines.RISK_LEVEL));
+        List<OpenTask> tasks = tasksOf(firing);
+        management.executeCommand(new EndRunAtCmd(firing.processInstanceId(), action == FinalAction.REJECT ? REJECTED_END : RETURNED_END,
+                "final deadline of " + firing.step() + " passed"));
+        close(application, firing, action, tasks);
+        return true;
+    }
+
+    /**
+     * The interrupting timer of a run on an earlier process version has cancelled the step and its flow leads to the
+     * end event recording the outcome this action stands for; the application takes that outcome in the same
+     * transaction.
      */
     void end(Firing firing, FinalAction action) {
-        Application application = hold(firing);
-        List<OpenTask> tasks = tasksOf(firing);
+        close(hold(firing), firing, action, tasksOf(firing));
+    }
+
+    private void close(Application application, Firing firing, FinalAction action, List<OpenTask> tasks) {
         Instant now = clock.instant();
         Kind kind = action == FinalAction.REJECT ? Kind.OVERDUE_REJECTED : Kind.OVERDUE_RETURNED;
         String what = action == FinalAction.REJECT ? "the application was rejected" : "the application was returned to its applicant";

@@ -4,6 +4,7 @@ import dev.lockstep.approval.todo.TaskProjection;
 import dev.lockstep.approval.todo.TaskProjection.DueStep;
 import java.time.Instant;
 import java.util.List;
+import java.util.stream.Stream;
 import org.activiti.engine.ProcessEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,12 +12,13 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Fires the reminders and escalations that are due, as a job of the cluster scheduler (one node at a time): reads the
- * steps whose open tasks' reminder or escalation time has passed on the engine's clock and is not claimed yet, then
- * fires each step in a JTA transaction of its own over both databases ({@link DeadlineFirings}: the application held
- * as for a decision, the step claimed by a compare-and-set on its projection rows, so a second node or a retry finds
- * nothing to claim and rolls back). A firing that fails (application frozen, a predecessor's workflow commit pending,
- * a policy that lost its escalation group) is rolled back and tried again by the next scan.
+ * Fires the reminders, escalations and final deadlines that are due, as a job of the cluster scheduler (one node at a
+ * time): reads the steps whose open tasks' reminder, escalation or final deadline has passed on the engine's clock and
+ * is not claimed yet, then fires each step in a JTA transaction of its own over both databases ({@link DeadlineFirings}:
+ * the application held as for a decision, the step claimed by a compare-and-set on its projection rows, so a second node
+ * or a retry finds nothing to claim and rolls back). A firing that fails (application frozen, a predecessor's workflow
+ * commit pending, a policy that lost its escalation group or final action) is rolled back and tried again by the next
+ * scan.
  */
 class DeadlineScan {
 
@@ -49,8 +51,7 @@ class DeadlineScan {
             for (DueStep step : due) {
                 fired += fire(step) ? 1 : 0;
             }
-            boolean full = due.stream().filter(step -> step.kind() == DueStep.Kind.REMIND).count() == BATCH
-                    || due.stream().filter(step -> step.kind() == DueStep.Kind.ESCALATE).count() == BATCH;
+            boolean full = Stream.of(DueStep.Kind.values()).anyMatch(kind -> due.stream().filter(step -> step.kind() == kind).count() == BATCH);
             if (!full || fired == 0) {
                 return;
             }
@@ -61,7 +62,11 @@ class DeadlineScan {
         Firing firing = new Firing(step.applicationId(), step.processInstanceId(), step.step(), step.stepName());
         try {
             return Boolean.TRUE.equals(transaction.execute(status -> {
-                boolean fired = step.kind() == DueStep.Kind.REMIND ? deadlines.remind(firing) : deadlines.escalate(firing);
+                boolean fired = switch (step.kind()) {
+                    case REMIND -> deadlines.remind(firing);
+                    case ESCALATE -> deadlines.escalate(firing);
+                    case FINAL -> deadlines.expire(firing);
+                };
                 if (!fired) {
                     // claimed by another scan meanwhile: leave nothing behind, not even the pass through the action fence
                     status.setRollbackOnly();

@@ -16,14 +16,14 @@ import org.activiti.engine.impl.context.Context;
 import org.springframework.stereotype.Component;
 
 /**
- * Bean {@code deadlines} of the BPMN. Each user task of the shipped processes carries one interrupting timer
- * boundary event, the final deadline, whose time comes from here when the task is entered and whose gateway asks
- * here whether to reject or return to the applicant. Reminders and escalations are no boundary events: their times
- * go into the task's todo projection row ({@link DueDates}) and {@link DeadlineScan} fires them, because every
+ * The step deadline policies, and bean {@code deadlines} of the BPMN. The user tasks of the shipped processes carry no
+ * timer boundary event: each is marked {@code lockstep:deadlines="policy"}, its reminder, escalation and final deadline
+ * times go into the task's todo projection row ({@link DueDates}) and {@link DeadlineScan} fires them, because every
  * boundary event is an execution the engine creates and deletes with its history on every step, due or not. The
- * built-in versions deployed before the scan (V450) still have remind and escalate timers, which call back here. A
- * time of null creates no timer, so a step without that deadline in its policy simply has none. Times are counted on
- * the engine's clock, the one its job executor compares due dates with.
+ * built-in versions deployed before the scan fired reminders (V450) still have remind, escalate and final-deadline
+ * timers, those deployed before it fired final deadlines (V460) the final deadline's alone; their times and gateways
+ * call back here. A time of null creates no timer, so a step
+ * without that deadline in its policy simply has none. Times are counted on the engine's clock.
  */
 @Component("deadlines")
 public class Deadlines {
@@ -49,6 +49,7 @@ public class Deadlines {
         return due(execution, step, Timing::escalateAfter);
     }
 
+    /** The final deadline's timer of runs on process versions deployed before the scan fired it (V450). */
     public Date finalAfter(DelegateExecution execution, String step) {
         return due(execution, step, Timing::finalAfter);
     }
@@ -58,12 +59,15 @@ public class Deadlines {
      * policy says now. A policy that no longer has a final action fails the firing, naming the setting.
      */
     public boolean rejects(DelegateExecution execution, String step) {
-        return policies.timing(step, riskLevel(execution)).map(Timing::finalAction).orElseThrow(() -> new IllegalStateException(
-                "the final deadline of step " + step + " passed but lockstep.deadlines.steps." + step
-                        + " no longer has a final-action")) == FinalAction.REJECT;
+        return finalAction(step, riskLevel(execution)) == FinalAction.REJECT;
     }
 
-    /** The interrupting timers of runs on process versions deployed before the final deadline had one timer. */
+    private FinalAction finalAction(String step, String riskLevel) {
+        return policies.timing(step, riskLevel).map(Timing::finalAction).orElseThrow(() -> new IllegalStateException(
+                "the final deadline of step " + step + " passed but lockstep.deadlines.steps." + step + " no longer has a final-action"));
+    }
+
+    /** The interrupting timers of runs on process versions deployed before the final deadline had one timer (V370). */
     public Date rejectAfter(DelegateExecution execution, String step) {
         return due(execution, step, timing -> timing.finalAction() == FinalAction.REJECT ? timing.finalAfter() : null);
     }
@@ -83,6 +87,11 @@ public class Deadlines {
     /** Whether it reminded: false when the step's reminder was claimed already. */
     boolean remind(Firing firing) {
         return firings.remind(firing);
+    }
+
+    /** Whether it ended the run: false when the step's final deadline was claimed already. */
+    boolean expire(Firing firing) {
+        return firings.expire(firing, riskLevel -> finalAction(firing.step(), riskLevel));
     }
 
     /** Whether it escalated: false when the step's escalation was claimed already. */
@@ -109,6 +118,11 @@ public class Deadlines {
     /** How long after its creation a task of {@code step} escalates, at this risk level; null without an escalation. */
     Duration escalationDelay(String step, String riskLevel) {
         return policies.timing(step, riskLevel).map(Timing::escalateAfter).orElse(null);
+    }
+
+    /** How long after its creation a task of {@code step} meets its final deadline, at this risk level; null without one. */
+    Duration finalDelay(String step, String riskLevel) {
+        return policies.timing(step, riskLevel).map(Timing::finalAfter).orElse(null);
     }
 
     private Date due(DelegateExecution execution, String step, Function<Timing, Duration> which) {

@@ -94,13 +94,13 @@ public class TaskProjection {
     Map<String, DeadlineMarks> deadlineMarksOf(long applicationId) {
         return session().doReturningWork(connection -> {
             Map<String, DeadlineMarks> marks = new HashMap<>();
-            try (PreparedStatement statement = prepare(connection, "select task_id, due_at, overdue_since, escalate_at, escalated_at"
-                    + " from task_projection where application_id = ? and (due_at is not null or overdue_since is not null"
-                    + " or escalate_at is not null or escalated_at is not null)", applicationId);
+            try (PreparedStatement statement = prepare(connection, "select task_id, due_at, overdue_since, escalate_at, escalated_at,"
+                    + " final_at from task_projection where application_id = ? and (due_at is not null or overdue_since is not null"
+                    + " or escalate_at is not null or escalated_at is not null or final_at is not null)", applicationId);
                     ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
                     marks.put(rs.getString("task_id"), new DeadlineMarks(instant(rs, "due_at"), instant(rs, "overdue_since"),
-                            instant(rs, "escalate_at"), instant(rs, "escalated_at")));
+                            instant(rs, "escalate_at"), instant(rs, "escalated_at"), instant(rs, "final_at")));
                 }
             }
             return marks;
@@ -109,21 +109,25 @@ public class TaskProjection {
 
     /** Puts back the marks {@link #deadlineMarksOf} read, whatever the task's state now. */
     void restore(String taskId, DeadlineMarks marks) {
-        update("update task_projection set due_at = ?, overdue_since = ?, escalate_at = ?, escalated_at = ? where task_id = ?",
-                utc(marks.dueAt()), utc(marks.overdueSince()), utc(marks.escalateAt()), utc(marks.escalatedAt()), taskId);
+        update("update task_projection set due_at = ?, overdue_since = ?, escalate_at = ?, escalated_at = ?, final_at = ?"
+                + " where task_id = ?", utc(marks.dueAt()), utc(marks.overdueSince()), utc(marks.escalateAt()), utc(marks.escalatedAt()),
+                utc(marks.finalAt()), taskId);
     }
 
     /**
-     * When the task reminds ({@code dueAt}) and escalates by its deadline policy, and since when it has been overdue
-     * and escalated (null: not yet).
+     * When the task reminds ({@code dueAt}), escalates and meets its final deadline by its deadline policy, and since
+     * when it has been overdue and escalated (null: not yet).
      */
-    record DeadlineMarks(Instant dueAt, Instant overdueSince, Instant escalateAt, Instant escalatedAt) {
+    record DeadlineMarks(Instant dueAt, Instant overdueSince, Instant escalateAt, Instant escalatedAt, Instant finalAt) {
     }
 
-    /** When the open task's step reminds and escalates by its deadline policy (null: never), in the transaction that created it. */
-    public void deadlines(String taskId, Instant remindAt, Instant escalateAt) {
-        update("update task_projection set due_at = ?, escalate_at = ? where task_id = ? and state = 'OPEN'", utc(remindAt),
-                utc(escalateAt), taskId);
+    /**
+     * When the open task's step reminds, escalates and meets its final deadline by its deadline policy (null: never),
+     * in the transaction that created it.
+     */
+    public void deadlines(String taskId, Instant remindAt, Instant escalateAt, Instant finalAt) {
+        update("update task_projection set due_at = ?, escalate_at = ?, final_at = ? where task_id = ? and state = 'OPEN'",
+                utc(remindAt), utc(escalateAt), utc(finalAt), taskId);
     }
 
     /**
@@ -142,18 +146,30 @@ public class TaskProjection {
     }
 
     /**
-     * Steps with an open task whose reminder or escalation was due by {@code now} and is not claimed yet, the longest
-     * due first, at most {@code limit} of each kind; read from the partial indexes of V450.
+     * Claims the final deadline of a step the scan found passed: clears it on the step's open tasks, which the firing
+     * then ends. 0 means another firing has ended the step already.
      */
-    public List<DueStep> dueSteps(Instant now, int limit) {
-        List<DueStep> due = new ArrayList<>(dueSteps(DueStep.Kind.REMIND, "due_at", "overdue_since", now, limit));
-        due.addAll(dueSteps(DueStep.Kind.ESCALATE, "escalate_at", "escalated_at", now, limit));
-        return due;
+    public int claimFinalDeadline(String processInstanceId, String step) {
+        return update("update task_projection set final_at = null where process_instance_id = ? and task_definition_key = ?"
+                + " and state = 'OPEN' and final_at is not null", processInstanceId, step);
     }
 
-    private List<DueStep> dueSteps(DueStep.Kind kind, String dueColumn, String claimColumn, Instant now, int limit) {
+    /**
+     * Steps with an open task whose reminder, escalation or final deadline was due by {@code now} and is not claimed yet,
+     * the longest due first, at most {@code limit} of each kind; read from the partial indexes of V450 and V460. A step
+     * whose final deadline has passed is listed for that alone: ending it makes its reminder moot.
+     */
+    public List<DueStep> dueSteps(Instant now, int limit) {
+        List<DueStep> due = new ArrayList<>(dueSteps(DueStep.Kind.FINAL, "final_at", "", now, limit));
+        due.addAll(dueSteps(DueStep.Kind.REMIND, "due_at", " and overdue_since is null", now, limit));
+        due.addAll(dueSteps(DueStep.Kind.ESCALATE, "escalate_at", " and escalated_at is null", now, limit));
+        return due.stream().filter(step -> step.kind() == DueStep.Kind.FINAL || due.stream().noneMatch(
+                other -> other.kind() == DueStep.Kind.FINAL && other.processInstanceId().equals(step.processInstanceId()))).toList();
+    }
+
+    private List<DueStep> dueSteps(DueStep.Kind kind, String dueColumn, String unclaimed, Instant now, int limit) {
         String sql = "select application_id, process_instance_id, task_definition_key, min(task_name) task_name, min(" + dueColumn
-                + ") due from task_projection where state = 'OPEN' and " + claimColumn + " is null and " + dueColumn + " is not null and "
+                + ") due from task_projection where state = 'OPEN'" + unclaimed + " and " + dueColumn + " is not null and "
                 + dueColumn + " <= ? group by application_id, process_instance_id, task_definition_key order by due fetch first "
                 + limit + " rows only";
         return session().doReturningWork(connection -> {
@@ -168,10 +184,10 @@ public class TaskProjection {
         });
     }
 
-    /** A step of one run whose reminder or escalation is due (see {@link #dueSteps}). */
+    /** A step of one run whose reminder, escalation or final deadline is due (see {@link #dueSteps}). */
     public record DueStep(Kind kind, long applicationId, String processInstanceId, String step, String stepName) {
 
-        public enum Kind { REMIND, ESCALATE }
+        public enum Kind { REMIND, ESCALATE, FINAL }
     }
 
     public Optional<TaskView> find(String taskId) {

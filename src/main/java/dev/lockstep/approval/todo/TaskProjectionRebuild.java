@@ -11,6 +11,7 @@ import dev.lockstep.transactions.monitoring.TransactionLogContext;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.activiti.engine.HistoryService;
@@ -50,6 +51,7 @@ public class TaskProjectionRebuild {
     private final TaskService tasks;
     private final TaskProjectionRefresh refresh;
     private final HistoryArchive archive;
+    private final FinalDeadlines finalDeadlines;
     private final TransactionTemplate transaction;
     private final ObjectProvider<AuditTrail> audit;
     private final Clock clock;
@@ -59,13 +61,14 @@ public class TaskProjectionRebuild {
 
     /** {@code audit}: present in the XA deployment; the single-database one chains its entries at once. */
     public TaskProjectionRebuild(TaskProjection projection, HistoryService history, TaskService tasks,
-            TaskProjectionRefresh refresh, HistoryArchive archive, PlatformTransactionManager transactionManager,
-            ObjectProvider<AuditTrail> audit, Clock clock) {
+            TaskProjectionRefresh refresh, HistoryArchive archive, FinalDeadlines finalDeadlines,
+            PlatformTransactionManager transactionManager, ObjectProvider<AuditTrail> audit, Clock clock) {
         this.projection = projection;
         this.history = history;
         this.tasks = tasks;
         this.refresh = refresh;
         this.archive = archive;
+        this.finalDeadlines = finalDeadlines;
         this.transaction = new TransactionTemplate(transactionManager);
         this.audit = audit;
         this.clock = clock;
@@ -98,6 +101,14 @@ public class TaskProjectionRebuild {
             rows++;
         }
         deadlineMarks.forEach(projection::restore);
+        // a row the projection had lost: its final deadline comes back from the policy; its reminder and escalation do
+        // not, since whether they fired is not known
+        open.values().stream().filter(task -> !deadlineMarks.containsKey(task.getId())).forEach(task -> {
+            Instant finalAt = finalDeadlines.of(task);
+            if (finalAt != null) {
+                projection.restore(task.getId(), new TaskProjection.DeadlineMarks(null, null, null, null, finalAt));
+            }
+        });
         return rows;
     }
 

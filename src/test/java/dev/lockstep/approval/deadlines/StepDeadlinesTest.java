@@ -2,6 +2,7 @@ package dev.lockstep.approval.deadlines;
 
 import static dev.lockstep.approval.ApiFlows.complete;
 import static dev.lockstep.approval.ApiFlows.createDraft;
+import static dev.lockstep.approval.ApiFlows.draftOnAFlowWithADeadline;
 import static dev.lockstep.approval.ApiFlows.openTaskId;
 import static dev.lockstep.approval.ApiFlows.submit;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,8 +42,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Step deadlines with the shipped default policies (application.yml), fired after the engine's clock is moved
- * forward: reminders and escalations by the cluster scheduler's deadline scan, final deadlines by the engine's own
- * async executor. Each firing is one XA transaction, so the engine, the todo projection, the trail, the outbox and,
+ * forward: those of the built-in flows by the cluster scheduler's deadline scan, those of deployed definitions by the
+ * engine's own async executor (their timers). Each firing is one XA transaction, so the engine, the todo projection, the trail, the outbox and,
  * for a final action, the application move together. Everything is read back with plain SQL.
  */
 @LockstepIntegrationTest
@@ -51,9 +52,9 @@ import tools.jackson.databind.JsonNode;
 class StepDeadlinesTest {
 
     /**
-     * A due timer normally fires within a second here (acquire-wait 1s). A firing whose executor thread died
-     * after it took the job (Activiti's own failure handling can throw when a decision won the race and
-     * deleted the job's execution) waits for its lock to expire and be reset: at most lock-time +
+     * A due step fires within a scan interval here (1s), a due timer within a second (acquire-wait 1s). A timer firing
+     * whose executor thread died after it took the job (Activiti's own failure handling can throw when a decision won
+     * the race and deleted the job's execution) waits for its lock to expire and be reset: at most lock-time +
      * reset-expired-interval + acquire-wait = 30 + 10 + 1 s.
      */
     private static final Duration FIRES_WITHIN = Duration.ofSeconds(75);
@@ -208,19 +209,23 @@ class StepDeadlinesTest {
     }
 
     /**
-     * Reminders and escalations carry no timer of their own: the step has one boundary execution, its final deadline's,
-     * and the projection row holds when it reminds and escalates.
+     * No deadline is a timer: the step has its own execution alone, the engine no timer job, and the projection row holds
+     * when it reminds, escalates and meets its final deadline.
      */
     @Test
-    void aStepCarriesOnlyItsFinalDeadlineTimerAndItsProjectionRowTheOtherTimes() throws Exception {
+    void aStepCarriesNoTimerAndItsProjectionRowItsThreeDeadlines() throws Exception {
         WaitingStep step = lowRiskAtManagerApproval();
         assertThat(db.workflow().queryForList("select act_id_ from act_ru_execution where proc_inst_id_ = ? and parent_id_ is not null",
-                String.class, step.processInstanceId())).containsExactlyInAnyOrder("managerApproval", "managerApprovalDeadline");
+                String.class, step.processInstanceId())).containsExactly("managerApproval");
         assertThat(db.workflow().queryForObject("select count(*) from act_ru_timer_job where process_instance_id_ = ?", Integer.class,
-                step.processInstanceId())).as("the final deadline's timer (return after 15 days)").isOne();
+                step.processInstanceId())).isZero();
         Instant created = instant("select created_at from task_projection where task_id = ?", step.task());
+        assertThat(instant("select due_at from task_projection where task_id = ?", step.task()))
+                .isCloseTo(created.plus(Duration.ofDays(2)), within(Duration.ofSeconds(5)));
         assertThat(instant("select escalate_at from task_projection where task_id = ?", step.task()))
                 .isCloseTo(created.plus(Duration.ofDays(5)), within(Duration.ofSeconds(5)));
+        assertThat(instant("select final_at from task_projection where task_id = ?", step.task()))
+                .isCloseTo(created.plus(Duration.ofDays(15)), within(Duration.ofSeconds(5)));
     }
 
     /**
@@ -323,16 +328,7 @@ class StepDeadlinesTest {
      */
     @Test
     void theDeadlineOfADeclarativeFlowRejectsTheApplicationInTheFiringsTransaction() throws Exception {
-        String type = "DEADLINE_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8).toUpperCase(Locale.ROOT);
-        Api.Response registered = api.post("erin", "/api/business-types", """
-                {"key": "%s", "name": "Payment release", "routableFields": ["amount"], "publishes": false,
-                 "schema": {"type": "object", "properties": {"amount": {"type": "number"}}}}""".formatted(type));
-        assertThat(registered.status()).as(registered.toString()).isEqualTo(201);
-        Api.Response proposed = api.post("erin", "/api/business-types/" + type + "/definitions", """
-                {"name": "Quick release", "steps": [
-                  {"id": "release", "name": "Release", "candidateGroups": ["managers"], "deadline": "P1D"},
-                  {"id": "confirm", "name": "Confirm", "candidateGroups": ["finance"]}]}""");
-        long id = applicationOnFirstVersion(type, proposed, "{\"amount\": 700}");
+        long id = draftOnAFlowWithADeadline(api, "P1D");
         String processInstanceId = submit(api, id);
         String task = openTaskId(db, processInstanceId, "release");
 

@@ -28,6 +28,7 @@ import tools.jackson.databind.JsonNode;
  */
 class TaskProjectionRebuildTest extends UseCaseIntegrationTest {
 
+    /** The marks a rewrite keeps from the rows it replaces (a lost row's final deadline comes back from the policy instead). */
     private static final String MARKS = "select task_id, due_at, overdue_since, escalate_at, escalated_at from task_projection"
             + " where due_at is not null or overdue_since is not null or escalate_at is not null or escalated_at is not null"
             + " order by task_id";
@@ -45,11 +46,16 @@ class TaskProjectionRebuildTest extends UseCaseIntegrationTest {
         assertThat(complete(api, "bob", openTaskId(db, parallelRun, "managerApproval"), "APPROVE").status()).isEqualTo(200);
         String legal = openTaskId(db, parallelRun, "legalReview");
         String finance = openTaskId(db, parallelRun, "financeReview");
+        long waiting = createDraft(api, "LOW", false);
+        String manager = openTaskId(db, submit(api, waiting), "managerApproval");
+        Map<String, Object> managerTimes = db.business().queryForMap("select created_at, due_at, final_at from task_projection"
+                + " where task_id = ?", manager);
         db.business().update("update task_projection set overdue_since = due_at - interval '1 hour',"
                 + " escalated_at = escalate_at - interval '1 hour' where task_id = ?", legal);
         List<Map<String, Object>> written = allRows(db);
         // drift in three applications: a row gone, a row in other hands, a row no engine task explains
         db.business().update("delete from task_projection where task_id = ?", finance);
+        db.business().update("delete from task_projection where task_id = ?", manager);
         db.business().update("update task_projection set assignee = 'mallory' where task_id = ?", legal);
         db.business().update("""
                 insert into task_projection (task_id, process_instance_id, task_definition_key, task_name, business_type,
@@ -67,6 +73,11 @@ class TaskProjectionRebuildTest extends UseCaseIntegrationTest {
         assertThat(rebuilt.status()).as(rebuilt.toString()).isEqualTo(200);
         assertThat(allRows(db)).isEqualTo(written);
         assertThat(db.business().queryForList(MARKS)).as("the projection's own deadline marks").isEqualTo(marks);
+        // the lost manager row's final deadline comes back from the policy (return after 15 days); its reminder does not
+        assertThat(db.business().queryForMap("select created_at, due_at, final_at from task_projection where task_id = ?", manager))
+                .containsEntry("created_at", managerTimes.get("created_at")).containsEntry("final_at", managerTimes.get("final_at"))
+                .containsEntry("due_at", null);
+        assertThat(managerTimes.get("final_at")).isNotNull();
         assertOffersMatchProjection(db);
         int batches = (applications + 2) / 3;
         JsonNode result = rebuilt.json();

@@ -37,6 +37,11 @@ final class ElementMarks {
         return CountersignPolicy.parse(value(elementId, LOCKSTEP_NS, "policy"), value(elementId, LOCKSTEP_NS, "ratio"));
     }
 
+    /** Whether the step carries the built-in flows' mark of deadlines fired by the scan (approval.deadlines.DueDates). */
+    boolean hasPolicyDeadlines(String elementId) {
+        return value(elementId, LOCKSTEP_NS, "deadlines") != null;
+    }
+
     String camundaCandidateGroups(String elementId) {
         return value(elementId, CAMUNDA_NS, "candidateGroups");
     }

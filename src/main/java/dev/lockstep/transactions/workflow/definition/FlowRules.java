@@ -132,6 +132,10 @@ final class FlowRules {
         }
         task.getCandidateGroups().stream().filter(group -> !rules.knownGroups().contains(group)).forEach(group ->
                 problems.add(new DefinitionProblem(task.getId(), "UNKNOWN_GROUP", "group '" + group + "' does not exist")));
+        if (marks.hasPolicyDeadlines(task.getId())) {
+            problems.add(new DefinitionProblem(task.getId(), "POLICY_DEADLINES_NOT_SUPPORTED", "lockstep:deadlines marks the built-in"
+                    + " flows' steps for the step-deadline policy; give an uploaded step its deadline as an interrupting timer boundary event"));
+        }
     }
 
     private void countersign(UserTask task) {

@@ -184,6 +184,14 @@ class BpmnDefinitionsTest {
                 .containsExactly(new DefinitionProblem("step", "UNKNOWN_GROUP", "group 'treasury' does not exist"));
     }
 
+    /** The built-in flows' mark for the step-deadline policy would make the deadline scan end an upload's run at ids it may lack. */
+    @Test
+    void aStepMarkedForThePolicyDeadlinesIsRefused() {
+        assertThat(refused(process("<userTask id=\"step\" lockstep:deadlines=\"policy\" activiti:candidateGroups=\"managers\"/>", "")))
+                .extracting(DefinitionProblem::elementId, DefinitionProblem::code)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("step", "POLICY_DEADLINES_NOT_SUPPORTED"));
+    }
+
     @Test
     void aStepWithoutGroupIsRefused() {
         assertThat(refused(process("<userTask id=\"step\"/>", ""))).extracting(DefinitionProblem::elementId, DefinitionProblem::code)
