@@ -59,7 +59,7 @@ public class DeadlineMetrics {
                 .register(meters);
     }
 
-    /** A reminder or escalation the scan could not fire this time (the next scan tries again). */
+    /** A reminder, escalation or final deadline the scan could not fire this time (the next scan tries again). */
     void scanFailed() {
         scanFailures.increment();
     }
