@@ -232,8 +232,9 @@ public class RunningApplications {
     }
 
     /**
-     * For an action inside the engine command that is ending the run on a route whose end event records
-     * {@code outcome} (a step's deadline): the application takes that outcome in the same transaction.
+     * For a step deadline's firing, which ends the run at an end event recording {@code outcome} (the scan's end of the
+     * run, or an old version's timer inside its engine command): the application takes that outcome in the same
+     * transaction.
      */
     public void closeAs(Application application, String processInstanceId, String outcome, Instant now) {
         ProcessOutcome result = ProcessOutcome.valueOf(outcome);

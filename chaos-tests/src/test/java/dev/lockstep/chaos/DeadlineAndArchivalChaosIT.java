@@ -62,6 +62,12 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
                 "--lockstep.engine.jobs.acquire-wait=2s",
                 "--lockstep.deadlines.steps.managerApproval.timing.remind-after=3s",
                 "--lockstep.deadlines.steps.managerApproval.timing.escalate-after=10s",
+                // a HIGH-risk application's manager step is rejected 8 s after it opens, with no reminder or escalation before
+                // (153); every other scenario's application is LOW
+                "--lockstep.deadlines.steps.managerApproval.risk.HIGH.remind-after=",
+                "--lockstep.deadlines.steps.managerApproval.risk.HIGH.escalate-after=",
+                "--lockstep.deadlines.steps.managerApproval.risk.HIGH.final-after=8s",
+                "--lockstep.deadlines.steps.managerApproval.risk.HIGH.final-action=REJECT",
                 // reminders and escalations come from the cluster scheduler's deadline scan: look every second; the scan the
                 // halted node had picked is dead, and runs again on the restarted one, after 6 missed heartbeats of 2 s
                 "--lockstep.scheduler.polling-interval=1s",
@@ -405,6 +411,96 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         assertThat(h.invariants(s, false).violations()).isEmpty();
     }
 
+    /**
+     * A final deadline as both databases hold it, read with plain SQL: the run's executions in ACT_RU_EXECUTION and its
+     * end in ACT_HI_PROCINST, the application's status, the binding's, the step's unclaimed final deadline on its open
+     * projection row, the OVERDUE_REJECTED trail entry and the DEADLINE_NOTIFICATION outbox row.
+     */
+    record FinalDeadline(int executions, String endActivity, String status, String binding, int unclaimed, int trailEntries,
+            int notifications) {
+
+        static final FinalDeadline NONE = new FinalDeadline(2, "no row", "APPROVING", "ACTIVE", 1, 0, 0);
+        static final FinalDeadline ONCE = new FinalDeadline(0, "rejected", "REJECTED", "REJECTED", 0, 1, 1);
+    }
+
+    @Test
+    @Order(6)
+    void haltBetweenThePreparesOfAScanDrivenFinalDeadline() {
+        ScenarioRecord s = REPORT.begin(153, "final deadline: JVM halted between the prepares",
+                MOMENT + " of the XA transaction of a scan-driven final deadline (a HIGH-risk application's managerApproval,"
+                        + " rejected after 8 s by the deadline scan of the cluster scheduler)",
+                "Byteman rule " + HALT_RULE + ": Runtime.halt(1) after the business prepare of the transaction of the thread that"
+                        + " entered DeadlineFirings.expire, its workflow prepare held",
+                "Presumed abort: the run still waiting at the step and the application APPROVING on both databases ("
+                        + FinalDeadline.NONE + "); after the restart the scan fires the final deadline again and the application is"
+                        + " rejected exactly once on both (" + FinalDeadline.ONCE + ").");
+        s.useCase = "deadline final action";
+
+        h.ensureService(Timeouts.SHORT);
+        h.arm(HALT_RULE);
+        long app;
+        try {
+            // armed before the step opens: its final deadline passes 8 s after, with no request to wait for
+            app = submitted(draft(h.client, "HIGH"));
+            s.rowsBefore.putAll(finalDeadlineRows(app));
+            haltAndRecover(s, () -> { });
+        } finally {
+            h.disarm(HALT_RULE);
+        }
+        s.rowsAfterRecovery.putAll(finalDeadlineRows(app));
+        FinalDeadline afterRecovery = finalDeadline(app);
+        if (afterRecovery.equals(FinalDeadline.ONCE)) {
+            s.note("the restarted service had already fired the final deadline again when the databases were read: " + afterRecovery);
+        } else {
+            assertThat(afterRecovery).as("after recovery: the run still at the step, nothing ended on either database")
+                    .isEqualTo(FinalDeadline.NONE);
+        }
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+
+        long deadline = System.nanoTime() + REFIRE_WINDOW.toNanos();
+        while (finalDeadline(app).trailEntries() == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the final deadline did not fire again within " + REFIRE_WINDOW + ": " + finalDeadlineRows(app));
+            }
+            ChaosHarness.sleep(500);
+        }
+        s.note("the scan fired the final deadline again after the restart: " + finalDeadlineRows(app));
+        assertThat(finalDeadline(app)).as("rejected exactly once on both databases").isEqualTo(FinalDeadline.ONCE);
+        s.observedOutcome = "after recovery: " + afterRecovery + "; after the refire: " + finalDeadline(app);
+        assertThat(h.invariants(s, false).violations()).isEmpty();
+    }
+
+    private static FinalDeadline finalDeadline(long app) {
+        Map<String, Object> rows = finalDeadlineRows(app);
+        return new FinalDeadline(count(rows, "workflow: executions of the run"), String.valueOf(rows.get("workflow: end activity of the run")),
+                String.valueOf(rows.get("business: application status")), String.valueOf(rows.get("business: binding status")),
+                count(rows, "business: open rows with their final deadline unclaimed"), count(rows, "business: OVERDUE_REJECTED trail entries"),
+                count(rows, "business: OVERDUE_REJECTED notifications in the outbox"));
+    }
+
+    private static Map<String, Object> finalDeadlineRows(long app) {
+        Map<String, Object> rows = new LinkedHashMap<>();
+        String id = Long.toString(app);
+        try (Connection b = h.business.connect(); Connection w = h.workflow.connect()) {
+            rows.put("workflow: executions of the run", ChaosHarness.one(w, "select count(*) from act_ru_execution e"
+                    + " join act_ru_execution p on p.id_ = e.proc_inst_id_ where p.business_key_ = ?", id));
+            rows.put("workflow: end activity of the run", ChaosHarness.one(w, "select end_act_id_ from act_hi_procinst"
+                    + " where business_key_ = ? and end_time_ is not null", id));
+            rows.put("business: application status", ChaosHarness.one(b, "select approval_status from application where id = ?", app));
+            rows.put("business: binding status", ChaosHarness.one(b, "select binding_status from business_process_binding"
+                    + " where business_id = ?", id));
+            rows.put("business: open rows with their final deadline unclaimed", ChaosHarness.one(b, "select count(*)"
+                    + " from task_projection where application_id = ? and state = 'OPEN' and final_at is not null", app));
+            rows.put("business: OVERDUE_REJECTED trail entries", ChaosHarness.one(b,
+                    "select count(*) from application_event where application_id = ? and kind = 'OVERDUE_REJECTED'", app));
+            rows.put("business: OVERDUE_REJECTED notifications in the outbox", ChaosHarness.one(b, "select count(*) from outbox_event"
+                    + " where aggregate_id = ? and event_type = 'DEADLINE_NOTIFICATION' and payload_json like '%\"OVERDUE_REJECTED\"%'", id));
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return rows;
+    }
+
     private static void haltAndRecover(ScenarioRecord s, Runnable trigger) {
         trigger.run();
         h.service.awaitExit(Duration.ofSeconds(90));
@@ -520,8 +616,13 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
     }
 
     private static long draft(LockstepClient client) {
+        return draft(client, "LOW");
+    }
+
+    private static long draft(LockstepClient client, String riskLevel) {
         Answer created = client.send("alice", "POST", "/api/applications",
-                "{\"title\":\"chaos background work\",\"assetId\":42,\"amount\":1200.50,\"riskLevel\":\"LOW\",\"sensitive\":false}", null);
+                "{\"title\":\"chaos background work\",\"assetId\":42,\"amount\":1200.50,\"riskLevel\":\"" + riskLevel
+                        + "\",\"sensitive\":false}", null);
         assertThat(created.status()).as("create: " + created).isEqualTo(201);
         return created.json().get("id").asLong();
     }
