@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -127,7 +129,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         }
         assertThat(h.invariants(s, false).violations()).isEmpty();
 
-        awaitEscalated(app);
+        awaitRefired("escalation", () -> escalation(app).trailEntries(), () -> escalationRows(app));
         s.note("the scan fired the escalation again after the restart: " + escalationRows(app));
         assertThat(escalation(app)).as("escalated exactly once on both databases").isEqualTo(Escalation.ONCE);
         s.observedOutcome = "after recovery: " + afterRecovery + "; after the refire: " + escalation(app);
@@ -457,13 +459,7 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         }
         assertThat(h.invariants(s, false).violations()).isEmpty();
 
-        long deadline = System.nanoTime() + REFIRE_WINDOW.toNanos();
-        while (finalDeadline(app).trailEntries() == 0) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the final deadline did not fire again within " + REFIRE_WINDOW + ": " + finalDeadlineRows(app));
-            }
-            ChaosHarness.sleep(500);
-        }
+        awaitRefired("final deadline", () -> finalDeadline(app).trailEntries(), () -> finalDeadlineRows(app));
         s.note("the scan fired the final deadline again after the restart: " + finalDeadlineRows(app));
         assertThat(finalDeadline(app)).as("rejected exactly once on both databases").isEqualTo(FinalDeadline.ONCE);
         s.observedOutcome = "after recovery: " + afterRecovery + "; after the refire: " + finalDeadline(app);
@@ -516,11 +512,12 @@ class DeadlineAndArchivalChaosIT extends ChaosSuite {
         return h.client.send("erin", "POST", "/api/admin/history-archival/runs", "{\"batches\":1}", null);
     }
 
-    private static void awaitEscalated(long app) {
+    /** Waits until the restarted service's scan has fired the halted deadline again: its trail entry is there. */
+    private static void awaitRefired(String what, IntSupplier trailEntries, Supplier<Map<String, Object>> rows) {
         long deadline = System.nanoTime() + REFIRE_WINDOW.toNanos();
-        while (escalation(app).trailEntries() == 0) {
+        while (trailEntries.getAsInt() == 0) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("the escalation did not fire again within " + REFIRE_WINDOW + ": " + escalationRows(app));
+                throw new AssertionError("the " + what + " did not fire again within " + REFIRE_WINDOW + ": " + rows.get());
             }
             ChaosHarness.sleep(500);
         }

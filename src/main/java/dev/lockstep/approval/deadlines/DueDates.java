@@ -34,8 +34,8 @@ import org.springframework.stereotype.Component;
 class DueDates implements ActivitiEventListener, FinalDeadlines {
 
     /** The mark of a step whose deadlines follow the policy and are all fired by the scan. */
-    static final String MARK = "deadlines";
-    static final String MARK_VALUE = "policy";
+    private static final String MARK = "deadlines";
+    private static final String MARK_VALUE = "policy";
 
     private final Deadlines deadlines;
     private final TaskProjection projection;
@@ -86,7 +86,7 @@ class DueDates implements ActivitiEventListener, FinalDeadlines {
         return delay == null ? null : created.plus(delay);
     }
 
-    static boolean isMarked(FlowElement step) {
+    private static boolean isMarked(FlowElement step) {
         return MARK_VALUE.equals(step.getAttributeValue(ReturnTargets.LOCKSTEP_NS, MARK));
     }
 

@@ -16,7 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.hibernate.Session;
 import org.springframework.stereotype.Repository;
 
@@ -163,8 +165,9 @@ public class TaskProjection {
         List<DueStep> due = new ArrayList<>(dueSteps(DueStep.Kind.FINAL, "final_at", "", now, limit));
         due.addAll(dueSteps(DueStep.Kind.REMIND, "due_at", " and overdue_since is null", now, limit));
         due.addAll(dueSteps(DueStep.Kind.ESCALATE, "escalate_at", " and escalated_at is null", now, limit));
-        return due.stream().filter(step -> step.kind() == DueStep.Kind.FINAL || due.stream().noneMatch(
-                other -> other.kind() == DueStep.Kind.FINAL && other.processInstanceId().equals(step.processInstanceId()))).toList();
+        Set<String> ending = due.stream().filter(step -> step.kind() == DueStep.Kind.FINAL).map(DueStep::processInstanceId)
+                .collect(Collectors.toSet());
+        return due.stream().filter(step -> step.kind() == DueStep.Kind.FINAL || !ending.contains(step.processInstanceId())).toList();
     }
 
     private List<DueStep> dueSteps(DueStep.Kind kind, String dueColumn, String unclaimed, Instant now, int limit) {
