@@ -16,11 +16,10 @@ Record with a stack depth that holds a whole request (-XX:FlightRecorderOptions:
 of 64 frames a deep sample loses its root side, and with it the filters. Needs the JDK's `jfr` tool on the PATH.
 """
 import collections
-import json
-import subprocess
 import sys
 
-JDK = ("java.", "javax.", "jdk.", "sun.", "com.sun.")
+from jfr_samples import JDK, samples
+
 # (category, frame prefixes); a sample goes to the first category one of its frames below the charged frame matches
 CATEGORIES = [
     ("Spring MVC: writing the response (message converters, Jackson)",
@@ -51,21 +50,12 @@ ANYWHERE = [("bcrypt", "org.springframework.security.crypto.bcrypt."),
             ("the login throttle's buckets (LoginThrottle)", "dev.lockstep.platform.security.login.LoginThrottle.")]
 
 
-def samples(recording):
-    out = subprocess.run(["jfr", "print", "--json", "--stack-depth", "512", "--events", "jdk.ExecutionSample", recording],
-                         capture_output=True, text=True, check=True).stdout
-    for event in json.loads(out)["recording"]["events"]:
-        # jfr's JSON names types in their internal form, dev/lockstep/...
-        yield [f["method"]["type"]["name"].replace("/", ".") + "." + f["method"]["name"]
-               for f in (event["values"].get("stackTrace") or {}).get("frames", [])]
-
-
 def main(recording, charged):
     total = 0
     by_category = collections.Counter()
     libraries = collections.defaultdict(collections.Counter)
     anywhere = collections.Counter()
-    for frames in samples(recording):
+    for _, frames in samples(recording):
         total += 1
         for name, prefix in ANYWHERE:
             anywhere[name] += any(f.startswith(prefix) for f in frames)

@@ -13,11 +13,10 @@ Record with a stack depth that holds a whole request (-XX:FlightRecorderOptions:
 `jcmd <pid> JFR.start settings=profile` while `approval-cycle.py <port> 45 16` runs. Needs the JDK's `jfr` tool.
 """
 import collections
-import re
-import subprocess
 import sys
 
-JDK = ("java.", "javax.", "jdk.", "sun.", "com.sun.")
+from jfr_samples import JDK, samples
+
 LIBRARIES = [("org.hibernate.", "Hibernate"), ("org.postgresql.", "pgjdbc"), ("org.apache.ibatis.", "MyBatis"),
              ("org.activiti.", "Activiti"), ("org.springframework.security.", "Spring Security"),
              ("org.springframework.web.", "Spring MVC"), ("org.springframework.", "Spring's core"),
@@ -29,13 +28,8 @@ OWN_STEPS = ("dev.lockstep.", "org.activiti.engine.impl.cmd.")
 
 
 def request_stacks(recording):
-    """Each request-thread sample's frames as `class.method`, leaf first."""
-    text = subprocess.run(["jfr", "print", "--events", "jdk.ExecutionSample", "--stack-depth", "300", recording],
-                          check=True, capture_output=True, text=True).stdout
-    for event in text.split("jdk.ExecutionSample {")[1:]:
-        thread = re.search(r'sampledThread = "([^"]*)"', event)
-        if thread and thread.group(1).startswith("http-nio"):
-            yield re.findall(r"^\s+([\w$.<>/]+)\(.*?line:", event, re.M)
+    """Each request-thread sample's frames, leaf first."""
+    return [frames for thread, frames in samples(recording) if thread.startswith("http-nio")]
 
 
 def library_of(stack):
@@ -51,7 +45,7 @@ def print_shares(counts, total):
 
 
 def main():
-    stacks = list(request_stacks(sys.argv[1]))
+    stacks = request_stacks(sys.argv[1])
     if len(sys.argv) == 2:
         print(f"{len(stacks)} samples on the request threads, by the first library frame from the leaf")
         print_shares(collections.Counter(library_of(stack) for stack in stacks), len(stacks))
