@@ -7,7 +7,8 @@
 #
 #   src/test/scripts/ab-cycle.sh <label>=<jar>[:<mode>] [<label>=<jar>[:<mode>] ...]
 #   mode: embedded (XA, the default) or single; env: ROUNDS (4), WINDOW (30 s per window), WARM (90 per jar),
-#   OUT (target/ab-cycle), EXTRA_ARGS (added to every service's arguments), CLIENTS (approval-cycle clients at once,
+#   OUT (target/ab-cycle), EXTRA_ARGS (added to every service's arguments), ARGS_<label> (added to that label's only, so
+#   that one jar compares with itself under another setting: a=x.jar b=x.jar ARGS_b=--lockstep.db.workflow.pool-size=4), CLIENTS (approval-cycle clients at once,
 #   1), READERS (measure the todo page read by this many clients at once, todo-readers.py, instead of the cycle: the
 #   figures are then per page)
 set -euo pipefail
@@ -36,16 +37,17 @@ for spec in "$@"; do
     [[ $rest == *:* ]] && mode=${rest##*:}
     home="$OUT/var-$label"; rm -rf "$home"
     PORT[$label]=$(free_port)
+    own_args="ARGS_$label"
     # shellcheck disable=SC2086
     java -Xmx768m -jar "$jar" --lockstep.mode="$mode" --lockstep.home="$home" --server.port="${PORT[$label]}" \
         --lockstep.embedded.business-port=0 --lockstep.embedded.workflow-port=0 --lockstep.embedded.single-port=0 \
         --lockstep.tm.unique-name="ab-$label.tm" --logging.level.root=WARN --lockstep.reconciliation.enabled=false \
-        --lockstep.publish.enabled=false ${EXTRA_ARGS:-} > "$OUT/$label-service.log" 2>&1 &
+        --lockstep.publish.enabled=false ${EXTRA_ARGS:-} ${!own_args:-} > "$OUT/$label-service.log" 2>&1 &
     PID[$label]=$!
     LABELS+=("$label")
 done
 for label in "${LABELS[@]}"; do
-    await_health "${PORT[$label]}"
+    await_health "${PORT[$label]}" "${PID[$label]}"
 done
 for label in "${LABELS[@]}"; do
     python3 "$CLIENT" "${PORT[$label]}" "$WARM" 2 > /dev/null
