@@ -6,6 +6,11 @@ import dev.lockstep.approval.ApiFlows;
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -100,6 +105,29 @@ class BadInputTest {
         assertThat(refused.status()).as(refused.toString()).isEqualTo(400);
         assertThat(refused.contentType()).startsWith("application/problem+json");
         assertThat(refused.json().get("code").asString()).isEqualTo("BAD_REQUEST");
+    }
+
+    /**
+     * The firewall checks each header the service reads ({@code HeaderCharacters}): a C1 control character, which
+     * Tomcat passes on as ISO-8859-1 text, is refused; a tab inside a value is not. Sent on a socket, byte for byte:
+     * java.net.http sends header values as US-ASCII and would turn the control character into '?'.
+     */
+    @Test
+    void aControlCharacterInAHeaderTheServiceReadsIsRefusedByTheFirewall() throws IOException {
+        String refused = rawGet("/api/applications", "Accept: application/json\u0085");
+
+        assertThat(refused).startsWith("HTTP/1.1 400").contains("application/problem+json").contains("\"code\":\"BAD_REQUEST\"");
+        assertThat(rawGet("/api/applications", "Accept: application/json,\tapplication/problem+json")).startsWith("HTTP/1.1 200");
+    }
+
+    private String rawGet(String path, String header) throws IOException {
+        try (Socket socket = new Socket("localhost", URI.create(api.baseUrl()).getPort())) {
+            socket.setSoTimeout(30_000);
+            String credentials = Base64.getEncoder().encodeToString(("alice:" + Api.DEMO_PASSWORD).getBytes(StandardCharsets.UTF_8));
+            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic " + credentials
+                    + "\r\n" + header + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
     }
 
     /** Found by the fuzz run: Tomcat's own refusal of an oversized request line was an HTML page. */
