@@ -8,6 +8,7 @@ import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.publishing.outbox.Outbox;
 import dev.lockstep.transactions.contention.ApplicationWaiters;
+import dev.lockstep.transactions.contention.RunningTransactions;
 import dev.lockstep.transactions.workflow.ActionFence;
 import dev.lockstep.transactions.workflow.ApprovalProcess;
 import dev.lockstep.transactions.workflow.ApprovalProcess.OpenTask;
@@ -39,6 +40,7 @@ public class RunningApplications {
     private final ApprovalProcess process;
     private final ActionFence fence;
     private final ApplicationWaiters waiters;
+    private final RunningTransactions running;
     private final TaskSummaries summaries;
     private final Outbox outbox;
     private final SeparationOfDuties separation;
@@ -47,13 +49,15 @@ public class RunningApplications {
     private final Clock clock;
 
     RunningApplications(ApplicationRepository applications, BusinessProcessBindingRepository bindings,
-            ApprovalProcess process, ActionFence fence, ApplicationWaiters waiters, TaskSummaries summaries, Outbox outbox,
+            ApprovalProcess process, ActionFence fence, ApplicationWaiters waiters, RunningTransactions running,
+            TaskSummaries summaries, Outbox outbox,
             SeparationOfDuties separation, HistoryArchive archive, TaskProjectionRefresh projection, Clock clock) {
         this.applications = applications;
         this.bindings = bindings;
         this.process = process;
         this.fence = fence;
         this.waiters = waiters;
+        this.running = running;
         this.summaries = summaries;
         this.outbox = outbox;
         this.separation = separation;
@@ -89,7 +93,8 @@ public class RunningApplications {
     }
 
     private Optional<Application> lock(long applicationId, String processInstanceId, boolean inTimerJob) {
-        try (ApplicationWaiters.Slot waiting = waiters.enter(applicationId)) {
+        try (ApplicationWaiters.Slot waiting = waiters.enter(applicationId);
+                RunningTransactions.Wait forOthers = running.waitingForAnother()) {
             if (applications.lockRunningStep(applicationId, processInstanceId, clock.instant()) == 0) {
                 return Optional.empty();
             }

@@ -39,8 +39,10 @@ class EmbeddedDrainTest {
         List<Long> applications = new ArrayList<>();
         List<CompletableFuture<String>> answers = new ArrayList<>();
         int exit;
+        // both submits held at once whatever the machine's cores (lockstep.actions.max-running)
         try (ServiceProcess service = ServiceProcess.start(home, Map.of("LOCKSTEP_EMBEDDED_BUSINESS_PORT", "0",
-                "LOCKSTEP_EMBEDDED_WORKFLOW_PORT", "0"), List.of(SecondNode.bytemanAgent(rules))).awaitUp()) {
+                "LOCKSTEP_EMBEDDED_WORKFLOW_PORT", "0", "LOCKSTEP_ACTIONS_MAX_RUNNING", "2"),
+                List.of(SecondNode.bytemanAgent(rules))).awaitUp()) {
             for (int i = 0; i < 2; i++) {
                 applications.add(json(service.post("/api/applications", ALICE, """
                         {"title":"Drained %d","assetId":42,"amount":1200.50,"riskLevel":"LOW","sensitive":false}

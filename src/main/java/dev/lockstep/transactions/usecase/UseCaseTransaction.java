@@ -5,6 +5,7 @@ import dev.lockstep.platform.security.Caller;
 import dev.lockstep.platform.security.Roles;
 import dev.lockstep.platform.web.ApiException;
 import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
+import dev.lockstep.transactions.contention.RunningTransactions;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -51,16 +52,18 @@ public class UseCaseTransaction {
     private final TransactionTemplate transaction;
     private final TransactionTemplate businessOnlyTransaction;
     private final Optional<IntentJournaling> journal;
+    private final RunningTransactions running;
     private final JsonMapper json;
     private final Clock clock;
 
     public UseCaseTransaction(WorkflowCommandRepository commands, PlatformTransactionManager transactionManager,
             @Qualifier(BusinessOnlyTransactions.MANAGER) PlatformTransactionManager businessOnly,
-            ObjectProvider<IntentJournaling> journal, JsonMapper json, Clock clock) {
+            ObjectProvider<IntentJournaling> journal, RunningTransactions running, JsonMapper json, Clock clock) {
         this.commands = commands;
         this.transaction = new TransactionTemplate(transactionManager);
         this.businessOnlyTransaction = new TransactionTemplate(businessOnly);
         this.journal = Optional.ofNullable(journal.getIfAvailable());
+        this.running = running;
         this.json = json;
         this.clock = clock;
     }
@@ -69,9 +72,15 @@ public class UseCaseTransaction {
      * Runs {@code work} as the use case {@code useCase} of the current caller on {@code target}, in one
      * JTA transaction that commits (two-phase where both databases took part) before this returns.
      * Where the use case takes an Idempotency-Key, {@code idempotencyKey} and {@code body} identify the
-     * request for replay; a use case that only may take one runs once without it.
+     * request for replay; a use case that only may take one runs once without it. It begins in its turn among the
+     * transactions running on this node ({@link RunningTransactions}).
      */
     public ResponseEntity<String> run(UseCase useCase, Target target, String idempotencyKey, Object body,
+            Function<UseCaseCall, UseCaseResult> work) {
+        return running.inTurn(() -> runInTurn(useCase, target, idempotencyKey, body, work));
+    }
+
+    private ResponseEntity<String> runInTurn(UseCase useCase, Target target, String idempotencyKey, Object body,
             Function<UseCaseCall, UseCaseResult> work) {
         Caller caller = Caller.current();
         String key = useCase.key() == UseCase.Key.NONE ? null : idempotencyKey;
