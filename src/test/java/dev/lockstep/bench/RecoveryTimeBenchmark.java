@@ -98,8 +98,10 @@ final class RecoveryTimeBenchmark {
         Path rules = home.resolve("hold-prepared-then-halt.btm");
         Files.writeString(rules, rule().replace("@ARM@", arm.toString())
                 .replace("@HOLD@", Integer.toString(sizes.transactions())));
-        // Every held transaction keeps one pooled connection per database, and each server must keep them all prepared.
-        List<String> capacity = List.of("--lockstep.db.business.pool-size=" + (sizes.transactions() + 10),
+        // Every held transaction keeps one pooled connection per database and a turn to run, and each server must keep
+        // them all prepared.
+        List<String> capacity = List.of("--lockstep.actions.max-running=" + (sizes.transactions() + 10),
+                "--lockstep.db.business.pool-size=" + (sizes.transactions() + 10),
                 "--lockstep.db.workflow.pool-size=" + (sizes.transactions() + 10),
                 "--lockstep.embedded.max-prepared-transactions=" + (sizes.transactions() + 20),
                 "--lockstep.tm.max-timeout=" + sizes.maxTimeout().toSeconds() + "s");
