@@ -75,7 +75,8 @@ final class ServiceUnderTest implements Closeable {
             List<String> jvmArgs, List<String> extraArgs) throws IOException {
         Files.createDirectories(home);
         int httpPort = ServiceJvm.freePort();
-        List<String> jvm = new ArrayList<>(List.of("-Xmx768m"));
+        // the collector the image runs (xa-config/container/Containerfile)
+        List<String> jvm = new ArrayList<>(List.of("-Xmx768m", "-XX:+UseParallelGC"));
         jvm.addAll(jvmArgs);
         List<String> arguments = new ArrayList<>(List.of("--lockstep.mode=" + deployment.mode, "--lockstep.home=" + home,
                 "--server.port=" + httpPort,
