@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
+import java.util.Set;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -22,8 +23,12 @@ public final class XaPool implements DataSource, AutoCloseable {
     /** How long a borrow waits for a connection to come free. */
     static final Duration BORROW_TIMEOUT = Duration.ofSeconds(10);
 
-    /** Agroal's message when no connection came free within the acquisition timeout (it has no exception type of its own). */
-    private static final String AGROAL_ACQUISITION_TIMEOUT = "Sorry, acquisition timeout!";
+    /**
+     * Agroal's messages when the acquisition timeout passed (it has no exception type of its own): no connection came
+     * free, or the new one it was opening for this borrow was not open yet.
+     */
+    private static final Set<String> AGROAL_ACQUISITION_TIMEOUTS =
+            Set.of("Sorry, acquisition timeout!", "Acquisition timeout while waiting for new connection");
 
     private final AgroalDataSource pool;
     private final RecoverableDatabase recovery;
@@ -56,20 +61,25 @@ public final class XaPool implements DataSource, AutoCloseable {
 
     /**
      * A connection enlisted in the current transaction: the one the transaction already holds from this pool, or a
-     * validated one from the pool. No connection free within {@link #BORROW_TIMEOUT} is an
-     * {@link SQLTransientConnectionException} without an SQLState, i.e. the pool and not the database (503 DATABASE_BUSY).
+     * validated one from the pool. No connection free or newly opened within {@link #BORROW_TIMEOUT} is an
+     * {@link SQLTransientConnectionException} without an SQLState (503 DATABASE_BUSY): the transaction rolls back and the
+     * request can be retried.
      */
     @Override
     public Connection getConnection() throws SQLException {
         try {
             return pool.getConnection();
         } catch (SQLException e) {
-            if (AGROAL_ACQUISITION_TIMEOUT.equals(e.getMessage())) {
-                throw new SQLTransientConnectionException("no connection of " + uniqueResourceName() + " came free within "
-                        + BORROW_TIMEOUT.toSeconds() + " s (pool of " + maxSize() + ")", null, e);
-            }
-            throw e;
+            throw transientWhenTimedOut(e, uniqueResourceName(), maxSize());
         }
+    }
+
+    /** {@code failure} of a borrow from an Agroal pool, as {@link #getConnection} reports it. */
+    static SQLException transientWhenTimedOut(SQLException failure, String resource, int poolSize) {
+        return AGROAL_ACQUISITION_TIMEOUTS.contains(failure.getMessage())
+                ? new SQLTransientConnectionException("no connection of " + resource + " came free or was opened within "
+                        + BORROW_TIMEOUT.toSeconds() + " s (pool of " + poolSize + ")", null, failure)
+                : failure;
     }
 
     @Override
