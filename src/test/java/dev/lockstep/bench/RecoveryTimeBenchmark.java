@@ -100,9 +100,10 @@ final class RecoveryTimeBenchmark {
                 .replace("@HOLD@", Integer.toString(sizes.transactions())));
         // Every held transaction keeps one pooled connection per database and a turn to run, and each server must keep
         // them all prepared.
-        List<String> capacity = List.of("--lockstep.actions.max-running=" + (sizes.transactions() + 10),
-                "--lockstep.db.business.pool-size=" + (sizes.transactions() + 10),
-                "--lockstep.db.workflow.pool-size=" + (sizes.transactions() + 10),
+        int heldWithRoom = sizes.transactions() + 10;
+        List<String> capacity = List.of("--lockstep.actions.max-running=" + heldWithRoom,
+                "--lockstep.db.business.pool-size=" + heldWithRoom,
+                "--lockstep.db.workflow.pool-size=" + heldWithRoom,
                 "--lockstep.embedded.max-prepared-transactions=" + (sizes.transactions() + 20),
                 "--lockstep.tm.max-timeout=" + sizes.maxTimeout().toSeconds() + "s");
 
