@@ -153,15 +153,22 @@ class DatabaseLogRepositoryTest {
                         row -> row.get("state") + "@" + row.get("epoch")));
     }
 
-    /** Waits until {@code count} writers are blocked behind the one whose commit waits in the database. */
+    /**
+     * Waits until {@code count} writers are blocked behind the one whose commit waits in the database, and that one's
+     * statement waits on the row. Both are polled: the others can block on the leader before its statement has reached
+     * the server.
+     */
     private void awaitBlocked(List<Thread> threads, int count) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (threads.stream().filter(thread -> thread.getState() == Thread.State.BLOCKED).count() < count) {
             assertThat(System.nanoTime()).as("writers blocked behind the first commit").isLessThan(deadline);
             Thread.sleep(20);
         }
-        assertThat(db.business().queryForObject("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
-                + " and query like 'insert into tm_coordinator_log%'", Integer.class)).as("the leader waits on the row").isEqualTo(1);
+        while (db.business().queryForObject("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                + " and query like 'insert into tm_coordinator_log%'", Integer.class) != 1) {
+            assertThat(System.nanoTime()).as("the leader waits on the row").isLessThan(deadline);
+            Thread.sleep(20);
+        }
     }
 
     private static PendingTransactionRecord record(String id, TxState state) {
