@@ -40,13 +40,14 @@ stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
 sql() { # server port, database, statement
     psql -h localhost -p "$1" -U postgres -d "$2" -X -c "$3"
 }
+on_both_servers() { # statement, run in each server's postgres database
+    for server in "$business" "$workflow"; do sql "$server" postgres "$1" > /dev/null; done
+}
 
 # the servers' own log files, for part 2 (logging_collector takes a restart)
 start
-for server in "$business" "$workflow"; do
-    sql "$server" postgres "alter system set logging_collector = on" > /dev/null
-    sql "$server" postgres "alter system set log_directory = 'log'" > /dev/null
-done
+on_both_servers "alter system set logging_collector = on"
+on_both_servers "alter system set log_directory = 'log'"
 stop
 start
 python3 "$SCRIPTS/approval-cycle.py" "$port" "$WARM" 2 > /dev/null
@@ -69,15 +70,11 @@ python3 "$SCRIPTS/approval-cycle.py" "$port" "$WINDOW" "$CLIENTS" > "$OUT/client
     done
 } | tee "$OUT/reads.txt"
 
-for server in "$business" "$workflow"; do
-    sql "$server" postgres "alter system set log_min_duration_statement = 0" > /dev/null
-    sql "$server" postgres "select pg_reload_conf()" > /dev/null
-done
+on_both_servers "alter system set log_min_duration_statement = 0"
+on_both_servers "select pg_reload_conf()"
 python3 "$SCRIPTS/approval-cycle.py" "$port" 10 2 > /dev/null
-for server in "$business" "$workflow"; do
-    sql "$server" postgres "alter system reset log_min_duration_statement" > /dev/null
-    sql "$server" postgres "select pg_reload_conf()" > /dev/null
-done
+on_both_servers "alter system reset log_min_duration_statement"
+on_both_servers "select pg_reload_conf()"
 {
     echo; echo "bind messages by statement name, 10 s at 2 clients"
     for db in business workflow; do
