@@ -3,7 +3,8 @@
 # share the machine's state (docs/performance.md): each jar starts on fresh embedded databases, is warmed with two
 # clients, then measured in rounds of one window each, the order rotated every round. Per window: cycles, the
 # cycle's p50 and each operation's, the service's CPU per cycle by kind of thread (its live threads, /proc/<pid>/task: HTTP
-# request threads, JIT compiler, Atomikos's threads, the rest) and the CPU per cycle of its PostgreSQL servers.
+# request threads, JIT compiler, Atomikos's threads, the rest), the CPU per cycle of its PostgreSQL servers, how much of the
+# service's and the servers' CPU was spent in the kernel, and the whole machine's context switches per cycle.
 #
 #   src/test/scripts/ab-cycle.sh <label>=<jar>[:<mode>] [<label>=<jar>[:<mode>] ...]
 #   mode: embedded (XA, the default) or single; env: ROUNDS (4), WINDOW (30 s per window), WARM (90 per jar),
@@ -62,28 +63,38 @@ thread_ticks() {
     done | awk '{kind = $1 ~ /^http-nio/ ? "http" : $1 ~ /Compiler/ ? "jit" : $1 ~ /^Atomikos/ ? "atomikos" : "other"; t[kind] += $2}
                 END {for (k in t) print k, t[k]}'
 }
-# CPU ticks of the PostgreSQL servers under the service's home: postmasters with their reaped backends, and live backends
+# CPU ticks of the PostgreSQL servers under the service's home: postmasters with their reaped backends, and live backends;
+# with "system" as $2, only the ticks spent in the kernel
 postgres_ticks() {
-    local total=0 ticks
+    local total=0 ticks own='$14 + $15' reaped='$16 + $17'
+    if [[ ${2:-} == system ]]; then own='$15' reaped='$17'; fi
     for postmaster in $(pgrep -f "postgres -D $OUT/var-$1/" || true); do
-        ticks=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$postmaster/stat" 2>/dev/null || echo 0); total=$((total + ticks))
+        ticks=$(awk "{print $own + $reaped}" "/proc/$postmaster/stat" 2>/dev/null || echo 0); total=$((total + ticks))
         for backend in $(pgrep -P "$postmaster" || true); do
-            ticks=$(awk '{print $14 + $15}' "/proc/$backend/stat" 2>/dev/null || echo 0); total=$((total + ticks))
+            ticks=$(awk "{print $own}" "/proc/$backend/stat" 2>/dev/null || echo 0); total=$((total + ticks))
         done
     done
     echo "$total"
 }
+# kernel CPU ticks of the service's live threads
+service_system_ticks() { cat /proc/"$1"/task/*/stat 2>/dev/null | awk '{sum += $15} END {print sum}'; }
+# context switches of the whole machine since boot
+context_switches() { awk '/^ctxt/ {print $2}' /proc/stat; }
 
 window() { # label
-    local label=$1 pid=${PID[$1]} before after pg_before result cycles
+    local label=$1 pid=${PID[$1]} before after pg_before result cycles kernel_before switches_before
     before=$(thread_ticks "$pid"); pg_before=$(postgres_ticks "$label")
+    kernel_before=$(( $(service_system_ticks "$pid") + $(postgres_ticks "$label" system) )); switches_before=$(context_switches)
     result=$(python3 "$MEASURED" "${PORT[$label]}" "$WINDOW" "${READERS:-${CLIENTS:-1}}")
     after=$(thread_ticks "$pid")
     cycles=$(echo "$result" | head -1 | awk '{print $2}')
-    printf '%-8s %s | CPU ms/%s: %s | postgres %.1f\n' "$label" "$(echo "$result" | head -1)" "$UNIT" \
+    printf '%-8s %s | CPU ms/%s: %s | postgres %.1f | of both, in the kernel %.1f | context switches %.0f\n' "$label" \
+        "$(echo "$result" | head -1)" "$UNIT" \
         "$(join <(echo "$before" | sort) <(echo "$after" | sort) | awk -v n="$cycles" -v hz="$HZ" \
             '{d = ($3 - $2) * 1000 / hz / n; all += d; out = out sprintf("%s %.1f ", $1, d)} END {printf "service %.1f (%s)", all, out}')" \
-        "$(echo "($(postgres_ticks "$label") - $pg_before) * 1000 / $HZ / $cycles" | bc -l)"
+        "$(echo "($(postgres_ticks "$label") - $pg_before) * 1000 / $HZ / $cycles" | bc -l)" \
+        "$(echo "($(service_system_ticks "$pid") + $(postgres_ticks "$label" system) - $kernel_before) * 1000 / $HZ / $cycles" | bc -l)" \
+        "$(echo "($(context_switches) - $switches_before) / $cycles" | bc -l)"
     if [[ $UNIT == cycle ]]; then echo "$result" | tail -1; fi
 }
 
