@@ -82,19 +82,21 @@ service_system_ticks() { cat /proc/"$1"/task/*/stat 2>/dev/null | awk '{sum += $
 context_switches() { awk '/^ctxt/ {print $2}' /proc/stat; }
 
 window() { # label
-    local label=$1 pid=${PID[$1]} before after pg_before result cycles kernel_before switches_before
+    local label=$1 pid=${PID[$1]} before after pg_before result cycles kernel_before kernel switches
     before=$(thread_ticks "$pid"); pg_before=$(postgres_ticks "$label")
-    kernel_before=$(( $(service_system_ticks "$pid") + $(postgres_ticks "$label" system) )); switches_before=$(context_switches)
+    kernel_before=$(( $(service_system_ticks "$pid") + $(postgres_ticks "$label" system) )); switches=$(context_switches)
     result=$(python3 "$MEASURED" "${PORT[$label]}" "$WINDOW" "${READERS:-${CLIENTS:-1}}")
+    # the switches first: the snapshots below start processes of their own
+    switches=$(( $(context_switches) - switches ))
     after=$(thread_ticks "$pid")
+    kernel=$(( $(service_system_ticks "$pid") + $(postgres_ticks "$label" system) - kernel_before ))
     cycles=$(echo "$result" | head -1 | awk '{print $2}')
     printf '%-8s %s | CPU ms/%s: %s | postgres %.1f | of both, in the kernel %.1f | context switches %.0f\n' "$label" \
         "$(echo "$result" | head -1)" "$UNIT" \
         "$(join <(echo "$before" | sort) <(echo "$after" | sort) | awk -v n="$cycles" -v hz="$HZ" \
             '{d = ($3 - $2) * 1000 / hz / n; all += d; out = out sprintf("%s %.1f ", $1, d)} END {printf "service %.1f (%s)", all, out}')" \
         "$(echo "($(postgres_ticks "$label") - $pg_before) * 1000 / $HZ / $cycles" | bc -l)" \
-        "$(echo "($(service_system_ticks "$pid") + $(postgres_ticks "$label" system) - $kernel_before) * 1000 / $HZ / $cycles" | bc -l)" \
-        "$(echo "($(context_switches) - $switches_before) / $cycles" | bc -l)"
+        "$(echo "$kernel * 1000 / $HZ / $cycles" | bc -l)" "$(echo "$switches / $cycles" | bc -l)"
     if [[ $UNIT == cycle ]]; then echo "$result" | tail -1; fi
 }
 
