@@ -1,6 +1,7 @@
 package dev.lockstep.transactions.xa.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.atomikos.recovery.PendingTransactionRecord;
 import com.atomikos.recovery.TxState;
@@ -158,17 +159,12 @@ class DatabaseLogRepositoryTest {
      * statement waits on the row. Both are polled: the others can block on the leader before its statement has reached
      * the server.
      */
-    private void awaitBlocked(List<Thread> threads, int count) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (threads.stream().filter(thread -> thread.getState() == Thread.State.BLOCKED).count() < count) {
-            assertThat(System.nanoTime()).as("writers blocked behind the first commit").isLessThan(deadline);
-            Thread.sleep(20);
-        }
-        while (db.business().queryForObject("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
-                + " and query like 'insert into tm_coordinator_log%'", Integer.class) != 1) {
-            assertThat(System.nanoTime()).as("the leader waits on the row").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+    private void awaitBlocked(List<Thread> threads, int count) {
+        await("writers blocked behind the first commit").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                .until(() -> threads.stream().filter(thread -> thread.getState() == Thread.State.BLOCKED).count() >= count);
+        await("the leader waits on the row").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                .until(() -> db.business().queryForObject("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                        + " and query like 'insert into tm_coordinator_log%'", Integer.class) == 1);
     }
 
     private static PendingTransactionRecord record(String id, TxState state) {
