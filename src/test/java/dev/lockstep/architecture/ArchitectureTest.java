@@ -24,6 +24,7 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
 import dev.lockstep.approval.RunningApplications;
 import dev.lockstep.platform.AreaApi;
 import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
+import dev.lockstep.transactions.businessonly.BusinessReads;
 import dev.lockstep.transactions.workflow.ActionFence;
 import dev.lockstep.transactions.workflow.ApprovalProcess;
 import java.io.IOException;
@@ -247,6 +248,13 @@ class ArchitectureTest {
     @Test
     void onlyBusinessOnlyWorkNamesTheLocalTransactionManager() {
         classes().that(nameTheBusinessOnlyManager()).should().resideInAnyPackage(BUSINESS_ONLY_WORK).check(SERVICE);
+    }
+
+    /** A one-statement read outside any transaction is business-only work too. */
+    @Test
+    void onlyBusinessOnlyWorkReadsOutsideTransactions() {
+        noClasses().that().resideOutsideOfPackages(BUSINESS_ONLY_WORK)
+                .should().dependOnClassesThat().areAssignableTo(BusinessReads.class).check(SERVICE);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.lockstep.approval.todo;
 
 import dev.lockstep.platform.DatabaseEndpoints;
+import dev.lockstep.transactions.businessonly.BusinessReads;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.sql.Connection;
@@ -26,7 +27,8 @@ import org.springframework.stereotype.Repository;
  * The task_projection table. Statements run on Hibernate's connection of the business XA
  * DataSource, so inside an engine command they join the same global transaction as the engine's
  * ACT_* writes, on the same branch as the use case's JPA work (a second connection held open
- * beside Hibernate's would become a second XA branch that cannot see the first one's writes).
+ * beside Hibernate's would become a second XA branch that cannot see the first one's writes). The todo
+ * and done pages, one statement each, are read outside any transaction instead ({@link BusinessReads}).
  */
 @Repository
 public class TaskProjection {
@@ -35,9 +37,11 @@ public class TaskProjection {
     private EntityManager entityManager;
 
     private final TaskProjectionDialect dialect;
+    private final BusinessReads reads;
 
-    TaskProjection(DatabaseEndpoints endpoints) {
+    TaskProjection(DatabaseEndpoints endpoints, BusinessReads reads) {
         this.dialect = TaskProjectionDialect.of(endpoints.business().vendor());
+        this.reads = reads;
     }
 
     // The business fields, its business type among them, are copied from the application the process runs for
@@ -216,7 +220,7 @@ public class TaskProjection {
      */
     TaskPage todo(String userId, Collection<String> groups, TaskFilter filter, String cursor, int size) {
         TaskProjectionDialect.Statement todo = todoStatement(dialect, userId, groups, filter, cursor, size);
-        return page(query(todo.sql(), todo.arguments().toArray()), size, TaskView::createdAt);
+        return page(readPage(todo), size, TaskView::createdAt);
     }
 
     /** The todo page's statement as {@link #todo} runs it; package-private so the bench can EXPLAIN the served SQL. */
@@ -234,7 +238,7 @@ public class TaskProjection {
     /** Tasks the user completed; latest first. */
     TaskPage done(String userId, TaskFilter filter, String cursor, int size) {
         TaskProjectionDialect.Statement done = doneStatement(dialect, userId, filter, cursor, size);
-        return page(query(done.sql(), done.arguments().toArray()), size, TaskView::endedAt);
+        return page(readPage(done), size, TaskView::endedAt);
     }
 
     /** The done page's statement as {@link #done} runs it (see {@link #todoStatement}). */
@@ -274,15 +278,21 @@ public class TaskProjection {
     }
 
     private List<TaskView> query(String sql, Object... args) {
-        return session().doReturningWork(connection -> {
-            List<TaskView> rows = new ArrayList<>();
-            try (PreparedStatement statement = prepare(connection, sql, args); ResultSet rs = statement.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(view(rs));
-                }
+        return session().doReturningWork(connection -> rows(connection, sql, args));
+    }
+
+    private List<TaskView> readPage(TaskProjectionDialect.Statement page) {
+        return reads.read(connection -> rows(connection, page.sql(), page.arguments().toArray()));
+    }
+
+    private List<TaskView> rows(Connection connection, String sql, Object... args) throws SQLException {
+        List<TaskView> rows = new ArrayList<>();
+        try (PreparedStatement statement = prepare(connection, sql, args); ResultSet rs = statement.executeQuery()) {
+            while (rs.next()) {
+                rows.add(view(rs));
             }
-            return rows;
-        });
+        }
+        return rows;
     }
 
     private Session session() {

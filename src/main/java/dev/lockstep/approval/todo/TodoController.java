@@ -11,15 +11,18 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The caller's todo and done lists, and the administrators' projection rebuild. */
+/**
+ * The caller's todo and done lists, read from the projection only, never from engine queries: each page is one
+ * statement of the business database, read outside any transaction. And the administrators' projection rebuild.
+ */
 @RestController
 public class TodoController {
 
-    private final TaskLists lists;
+    private final TaskProjection projection;
     private final TaskProjectionRebuild rebuild;
 
-    public TodoController(TaskLists lists, TaskProjectionRebuild rebuild) {
-        this.lists = lists;
+    public TodoController(TaskProjection projection, TaskProjectionRebuild rebuild) {
+        this.projection = projection;
         this.rebuild = rebuild;
     }
 
@@ -27,13 +30,14 @@ public class TodoController {
     @GetMapping(path = "/api/tasks", produces = "application/json")
     public TaskPage todo(@ParameterObject TaskFilter filter, @RequestParam(required = false) String cursor,
             @RequestParam(defaultValue = "20") @Min(1) @Max(100) int size) {
-        return lists.todo(Caller.current(), filter, cursor, size);
+        Caller caller = Caller.current();
+        return projection.todo(caller.id(), caller.groups(), filter, cursor, size);
     }
 
     @GetMapping(path = "/api/tasks/done", produces = "application/json")
     public TaskPage done(@ParameterObject TaskFilter filter, @RequestParam(required = false) String cursor,
             @RequestParam(defaultValue = "20") @Min(1) @Max(100) int size) {
-        return lists.done(Caller.current(), filter, cursor, size);
+        return projection.done(Caller.current().id(), filter, cursor, size);
     }
 
     /** Every application's rows written again from the engine, {@code batchSize} applications per audited transaction. */

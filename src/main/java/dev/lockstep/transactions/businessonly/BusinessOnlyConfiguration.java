@@ -34,6 +34,11 @@ public class BusinessOnlyConfiguration {
         return new BusinessOnlyPool(endpoints.business(), meters);
     }
 
+    @Bean
+    BusinessReads businessReads(BusinessOnlyPool pool) {
+        return new BusinessReads(pool.dataSource());
+    }
+
     @Bean(destroyMethod = "close")
     BusinessOnlyDatabase businessOnlyDatabase(BusinessOnlyPool pool, LocalContainerEntityManagerFactoryBean shared,
             PersistenceManagedTypes entities) {

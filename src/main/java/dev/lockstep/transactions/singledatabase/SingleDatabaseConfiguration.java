@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.platform.DatabaseEndpoints;
 import dev.lockstep.platform.LockstepProperties;
 import dev.lockstep.transactions.businessonly.BusinessOnlyTransactions;
+import dev.lockstep.transactions.businessonly.BusinessReads;
 import jakarta.persistence.EntityManagerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -50,6 +51,12 @@ public class SingleDatabaseConfiguration {
     @Bean(name = {"transactionManager", BusinessOnlyTransactions.MANAGER})
     JpaTransactionManager transactionManager(EntityManagerFactory entityManagerFactory) {
         return new JpaTransactionManager(entityManagerFactory);
+    }
+
+    /** One-statement reads on the one pool, outside any transaction, as on the business-only pool in the XA modes. */
+    @Bean
+    BusinessReads businessReads(HikariDataSource dataSource) {
+        return new BusinessReads(dataSource);
     }
 
     /**

@@ -6,17 +6,20 @@ import static dev.lockstep.approval.ApiFlows.openTaskId;
 import static dev.lockstep.approval.ApiFlows.submit;
 import static dev.lockstep.approval.todo.ProjectionAssertions.assertOffersMatchProjection;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.support.Api;
 import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
 import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -41,8 +44,6 @@ class TodoStatementTest {
     TaskProjection projection;
     @Autowired
     PlatformTransactionManager transactions;
-    @PersistenceContext
-    EntityManager entityManager;
 
     @Test
     void pagesOfOwnAndOfferedTasksEqualThePlainDefinition() {
@@ -93,20 +94,41 @@ class TodoStatementTest {
      */
     @Test
     void theTodoStatementGivesAGenericPlanNothingToGuess() {
-        List<String> parameterTypes = new TransactionTemplate(transactions).execute(status -> {
+        // the served statement, run on one connection as a pooled connection of the service runs it again and again
+        TaskProjectionDialect.Statement todo = TaskProjection.todoStatement(TaskProjectionDialect.POSTGRESQL, "bob",
+                List.of("managers", "legal"), NO_FILTER, null, 20);
+        List<String> parameterTypes = db.business().execute((Connection connection) -> {
             for (int i = 0; i < 12; i++) {
-                projection.todo("bob", List.of("managers", "legal"), NO_FILTER, null, 20);
+                try (PreparedStatement statement = connection.prepareStatement(todo.sql())) {
+                    for (int p = 0; p < todo.arguments().size(); p++) {
+                        statement.setObject(p + 1, todo.arguments().get(p));
+                    }
+                    statement.executeQuery().close();
+                }
             }
-            @SuppressWarnings("unchecked")
-            List<Object> types = entityManager.createNativeQuery("select array_to_string(parameter_types, ',') from pg_prepared_statements"
-                    + " where statement like '%from task_offer o join task_projection p%'").getResultList();
-            return types.stream().map(String::valueOf).toList();
+            List<String> types = new ArrayList<>();
+            try (PreparedStatement prepared = connection.prepareStatement("select array_to_string(parameter_types, ',')"
+                    + " from pg_prepared_statements where statement like '%from task_offer o join task_projection p%'");
+                    ResultSet rows = prepared.executeQuery()) {
+                while (rows.next()) {
+                    types.add(rows.getString(1));
+                }
+            }
+            return types;
         });
         assertThat(parameterTypes).as("the todo statement, prepared on the server by its connection").isNotEmpty();
         assertThat(parameterTypes).allSatisfy(types -> assertThat(List.of(types.split(",")))
                 .as("its parameter types").isNotEmpty()
                 .noneMatch(type -> type.endsWith("[]"))
                 .noneMatch(type -> List.of("smallint", "integer", "bigint").contains(type)));
+    }
+
+    /** A page is one statement read outside any transaction; asked for inside one, it is refused rather than read apart. */
+    @Test
+    void aPageIsNotReadInsideATransaction() {
+        assertThatThrownBy(() -> new TransactionTemplate(transactions).execute(status ->
+                projection.todo("bob", List.of("managers"), NO_FILTER, null, 20)))
+                .isInstanceOf(IllegalTransactionStateException.class);
     }
 
     private List<String> pagedThrough(String user, String groups, int size) {
@@ -123,7 +145,7 @@ class TodoStatementTest {
 
     private TaskPage page(String user, String groups, TaskFilter filter, String cursor, int size) {
         List<String> groupList = groups.isEmpty() ? List.of() : List.of(groups.split(","));
-        return new TransactionTemplate(transactions).execute(status -> projection.todo(user, groupList, filter, cursor, size));
+        return projection.todo(user, groupList, filter, cursor, size);
     }
 
     private List<String> definition(String user, String groups) {
