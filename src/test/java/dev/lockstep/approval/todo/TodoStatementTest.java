@@ -13,12 +13,12 @@ import dev.lockstep.support.LockstepIntegrationTest;
 import dev.lockstep.support.TestDatabases;
 import java.math.BigDecimal;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -98,23 +98,12 @@ class TodoStatementTest {
         TaskProjectionDialect.Statement todo = TaskProjection.todoStatement(TaskProjectionDialect.POSTGRESQL, "bob",
                 List.of("managers", "legal"), NO_FILTER, null, 20);
         List<String> parameterTypes = db.business().execute((Connection connection) -> {
+            JdbcTemplate oneConnection = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
             for (int i = 0; i < 12; i++) {
-                try (PreparedStatement statement = connection.prepareStatement(todo.sql())) {
-                    for (int p = 0; p < todo.arguments().size(); p++) {
-                        statement.setObject(p + 1, todo.arguments().get(p));
-                    }
-                    statement.executeQuery().close();
-                }
+                oneConnection.queryForList(todo.sql(), todo.arguments().toArray());
             }
-            List<String> types = new ArrayList<>();
-            try (PreparedStatement prepared = connection.prepareStatement("select array_to_string(parameter_types, ',')"
-                    + " from pg_prepared_statements where statement like '%from task_offer o join task_projection p%'");
-                    ResultSet rows = prepared.executeQuery()) {
-                while (rows.next()) {
-                    types.add(rows.getString(1));
-                }
-            }
-            return types;
+            return oneConnection.queryForList("select array_to_string(parameter_types, ',') from pg_prepared_statements"
+                    + " where statement like '%from task_offer o join task_projection p%'", String.class);
         });
         assertThat(parameterTypes).as("the todo statement, prepared on the server by its connection").isNotEmpty();
         assertThat(parameterTypes).allSatisfy(types -> assertThat(List.of(types.split(",")))
