@@ -11,7 +11,8 @@
 #   OUT (target/ab-cycle), EXTRA_ARGS (added to every service's arguments), ARGS_<label> (added to that label's only, so
 #   that one jar compares with itself under another setting: a=x.jar b=x.jar ARGS_b=--lockstep.db.workflow.pool-size=4), JVM_<label>
 #   (Java options for that label's service; every service runs the image's parallel collector, so another is named with
-#   it off: JVM_b='-XX:-UseParallelGC -XX:+UseG1GC'), CLIENTS (approval-cycle clients at once,
+#   it off: JVM_b='-XX:-UseParallelGC -XX:+UseG1GC'), JAVA_<label> (the java command for that label's service, java on
+#   the PATH unless told: JAVA_b=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java), CLIENTS (approval-cycle clients at once,
 #   1), READERS (measure the todo page read by this many clients at once, todo-readers.py, instead of the cycle: the
 #   figures are then per page)
 set -euo pipefail
@@ -40,9 +41,9 @@ for spec in "$@"; do
     [[ $rest == *:* ]] && mode=${rest##*:}
     home="$OUT/var-$label"; rm -rf "$home"
     PORT[$label]=$(free_port)
-    own_args="ARGS_$label" own_jvm="JVM_$label"
+    own_args="ARGS_$label" own_jvm="JVM_$label" own_java="JAVA_$label"
     # shellcheck disable=SC2086
-    java -Xmx768m -XX:+UseParallelGC ${!own_jvm:-} -jar "$jar" --lockstep.mode="$mode" --lockstep.home="$home" --server.port="${PORT[$label]}" \
+    "${!own_java:-java}" -Xmx768m -XX:+UseParallelGC ${!own_jvm:-} -jar "$jar" --lockstep.mode="$mode" --lockstep.home="$home" --server.port="${PORT[$label]}" \
         --lockstep.embedded.business-port=0 --lockstep.embedded.workflow-port=0 --lockstep.embedded.single-port=0 \
         --lockstep.tm.unique-name="ab-$label.tm" --logging.level.root=WARN --lockstep.reconciliation.enabled=false \
         --lockstep.publish.enabled=false ${EXTRA_ARGS:-} ${!own_args:-} > "$OUT/$label-service.log" 2>&1 &
