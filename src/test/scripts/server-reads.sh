@@ -4,7 +4,8 @@
 # databases, fixed ports), warms it with two clients, then:
 #   1. resets the servers' statistics, runs CLIENTS clients for WINDOW seconds and prints, per server, the buffers read
 #      by table and by index, and each table's sequential and index scans (pg_statio_user_tables,
-#      pg_statio_user_indexes, pg_stat_user_tables), with the cycles of the window to divide by;
+#      pg_statio_user_indexes, pg_stat_user_tables), with the cycles of the window to divide by, and the statements
+#      that took the most time (pg_stat_statements: calls, execution and planning time, buffers);
 #   2. logs every statement of both servers for 10 s at two clients (log_min_duration_statement = 0, then reset) and
 #      counts the bind messages by statement name: a named one runs a statement the server has prepared and planned
 #      before (pgjdbc's prepareThreshold), an unnamed one is parsed and planned for this execution.
@@ -44,16 +45,22 @@ on_both_servers() { # statement, run in each server's postgres database
     for server in "$business" "$workflow"; do sql "$server" postgres "$1" > /dev/null; done
 }
 
-# the servers' own log files, for part 2 (logging_collector takes a restart)
+# the servers' own log files for part 2 and pg_stat_statements for part 1 (both take a restart)
 start
 on_both_servers "alter system set logging_collector = on"
 on_both_servers "alter system set log_directory = 'log'"
+on_both_servers "alter system set shared_preload_libraries = 'pg_stat_statements'"
+on_both_servers "alter system set pg_stat_statements.track_planning = on"
 stop
 start
+sql "$business" lockstep_business "create extension if not exists pg_stat_statements" > /dev/null
+sql "$workflow" lockstep_workflow "create extension if not exists pg_stat_statements" > /dev/null
 python3 "$SCRIPTS/approval-cycle.py" "$port" "$WARM" 2 > /dev/null
 
-sql "$business" lockstep_business "select pg_stat_reset()" > /dev/null
-sql "$workflow" lockstep_workflow "select pg_stat_reset()" > /dev/null
+for db in business workflow; do
+    server=${!db}
+    sql "$server" "lockstep_$db" "select pg_stat_reset(), pg_stat_statements_reset()" > /dev/null
+done
 python3 "$SCRIPTS/approval-cycle.py" "$port" "$WINDOW" "$CLIENTS" > "$OUT/client.out"
 {
     echo "$CLIENTS clients, $WINDOW s: $(head -1 "$OUT/client.out")"
@@ -67,6 +74,10 @@ python3 "$SCRIPTS/approval-cycle.py" "$port" "$WINDOW" "$CLIENTS" > "$OUT/client
         sql "$server" "lockstep_$db" "select relname, seq_scan, seq_tup_read, idx_scan, n_tup_ins, n_tup_upd, n_tup_del,
             n_live_tup, n_dead_tup, pg_relation_size(relid) / 8192 as pages from pg_stat_user_tables
             order by seq_tup_read + coalesce(idx_scan, 0) desc limit 15"
+        # execution time is the server's wall time: at 16 clients on 2 cores it includes waiting for a core and for locks
+        sql "$server" "lockstep_$db" "select calls, round(total_exec_time) as exec_ms, round(total_plan_time) as plan_ms,
+            shared_blks_hit + shared_blks_read as buffers, left(regexp_replace(query, '\s+', ' ', 'g'), 110) as statement
+            from pg_stat_statements order by total_exec_time + total_plan_time desc limit 15"
     done
 } | tee "$OUT/reads.txt"
 
