@@ -53,13 +53,12 @@ on_both_servers "alter system set shared_preload_libraries = 'pg_stat_statements
 on_both_servers "alter system set pg_stat_statements.track_planning = on"
 stop
 start
-sql "$business" lockstep_business "create extension if not exists pg_stat_statements" > /dev/null
-sql "$workflow" lockstep_workflow "create extension if not exists pg_stat_statements" > /dev/null
 python3 "$SCRIPTS/approval-cycle.py" "$port" "$WARM" 2 > /dev/null
 
 for db in business workflow; do
     server=${!db}
-    sql "$server" "lockstep_$db" "select pg_stat_reset(), pg_stat_statements_reset()" > /dev/null
+    sql "$server" "lockstep_$db" "create extension if not exists pg_stat_statements;
+        select pg_stat_reset(), pg_stat_statements_reset()" > /dev/null
 done
 python3 "$SCRIPTS/approval-cycle.py" "$port" "$WINDOW" "$CLIENTS" > "$OUT/client.out"
 {
